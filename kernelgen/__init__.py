@@ -1,0 +1,3 @@
+"""kernelgen: propose, verify, profile and keep the best Triton kernel for each operator."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,109 @@
+"""Seeded inputs for a correctness case or a benchmark shape.
+
+Values are drawn on the CPU from a torch.Generator, then moved, so one seed gives the same inputs
+on every device. Never zeros: they hide unwritten outputs and run faster than real data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import torch
+
+from kernelgen.spec import BenchShape, Case, OpSpec, Size, TensorInput, resolve_dim
+
+_DTYPES = {
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "bool": torch.bool,
+}
+
+
+def torch_dtype(name: str) -> torch.dtype:
+    return _DTYPES[name]
+
+
+def case_seed(base: int, name: str) -> int:
+    """A per-case seed derived from the run's base seed (stable across processes)."""
+    digest = hashlib.sha256(f"{base}:{name}".encode()).digest()
+    return int.from_bytes(digest[:7], "little")
+
+
+def _values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
+    if dist == "uniform":
+        return torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1
+    x = torch.randn(shape, generator=gen, dtype=torch.float64)
+    if dist == "wide":
+        return x * 40
+    if dist == "neg_inf" and x.numel() and shape[-1] > 1:
+        # About a tenth of the entries at -inf, but every row keeps one finite entry, so the
+        # reference stays finite and the case tests masking, not NaN conventions.
+        mask = torch.rand(shape, generator=gen) < 0.1
+        keep = torch.randint(0, shape[-1], (*shape[:-1], 1), generator=gen)
+        mask.scatter_(-1, keep, False)
+        x = x.masked_fill(mask, float("-inf"))
+    return x
+
+
+def _resolve(t: TensorInput, size: Size | BenchShape) -> list[int]:
+    if t.name in size.shapes:
+        return list(size.shapes[t.name])
+    return [resolve_dim(d, size.dims) for d in t.shape]
+
+
+def _lay_out(x: torch.Tensor, layout: str, gen: torch.Generator) -> torch.Tensor:
+    """Same values, another memory layout: padded rows (strided) or column-major (transposed)."""
+    if layout == "contiguous" or x.dim() == 0:
+        return x
+    if layout == "strided":
+        pad = 3 + int(torch.randint(0, 13, (1,), generator=gen))
+        big = torch.full(
+            (*x.shape[:-1], x.shape[-1] + pad), float("nan"), dtype=x.dtype, device=x.device
+        )
+        big[..., : x.shape[-1]] = x
+        return big[..., : x.shape[-1]]
+    if layout == "transposed" and x.dim() >= 2:
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return x
+
+
+def make_inputs(
+    spec: OpSpec,
+    size: Size | BenchShape,
+    dtype: str,
+    dist: str,
+    seed: int,
+    device: str,
+) -> list[Any]:
+    """Positional arguments for the operator, in the order of SPEC.inputs."""
+    gen = torch.Generator().manual_seed(seed)
+    if spec.make_inputs is not None:
+        args = spec.make_inputs(size, dtype, dist, gen)
+        return [a.to(device) if isinstance(a, torch.Tensor) else a for a in args]
+    layout = size.layout if isinstance(size, Size) else "contiguous"
+    args: list[Any] = []
+    for item in spec.data.inputs:
+        if not isinstance(item, TensorInput):
+            args.append(item.value)
+            continue
+        shape = _resolve(item, size)
+        name = dtype if item.dtype == "case" else item.dtype
+        if name in ("int32", "int64", "bool"):
+            raise NotImplementedError(
+                f"{spec.path}: input {item.name!r} is {name}; define make_inputs() for it"
+            )
+        values = _values(shape, item.dist or dist, gen) + item.offset
+        # Lay out on the target device: .to() makes a padded (non-dense) view contiguous.
+        x = values.to(torch_dtype(name)).to(device)
+        if item.layout_varies:
+            x = _lay_out(x, layout, gen)
+        args.append(x)
+    return args
+
+
+def case_inputs(spec: OpSpec, case: Case, seed: int, device: str) -> list[Any]:
+    return make_inputs(spec, case.size, case.dtype, case.dist, seed, device)

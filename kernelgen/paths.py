@@ -1,0 +1,51 @@
+"""Where the project's folders are: the nearest ancestor of the working directory holding
+references/ and seeds/, unless KERNELGEN_ROOT names one."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from kernelgen.errors import UsageError
+
+
+@lru_cache(maxsize=None)
+def _find_root(start: str, override: str | None) -> Path:
+    if override:
+        root = Path(override).resolve()
+        if not (root / "references").is_dir():
+            raise UsageError(f"KERNELGEN_ROOT={override}: no references/ folder there")
+        return root
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "references").is_dir() and (folder / "seeds").is_dir():
+            return folder
+    raise UsageError(
+        f"no kernelgen project above {here}: expected folders references/ and seeds/ "
+        "(run from the project, or set KERNELGEN_ROOT)"
+    )
+
+
+def root() -> Path:
+    return _find_root(os.getcwd(), os.environ.get("KERNELGEN_ROOT"))
+
+
+def references_dir() -> Path:
+    return root() / "references"
+
+
+def seeds_dir() -> Path:
+    return root() / "seeds"
+
+
+def generated_dir() -> Path:
+    return root() / "generated"
+
+
+def library_dir() -> Path:
+    return generated_dir() / "kernelgen_ops"
+
+
+def evaluations_dir() -> Path:
+    return root() / "evaluations"

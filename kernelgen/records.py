@@ -1,0 +1,138 @@
+"""Every record kernelgen stores or exchanges, as pydantic models (no sentinels, no dict catch-alls).
+
+Verdicts come from verify/, timings from bench/, runs and candidates from the loop; the store
+writes them as JSON, the report and the library read them back.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Category = Literal[
+    "contract",  # no entry function, wrong signature, not a module
+    "static",  # an AST rule: torch arithmetic in the launcher, forbidden import, try/except...
+    "syntax",  # does not parse
+    "compile",  # Triton failed to compile a kernel (or ran out of resources)
+    "crash",  # the process died: segfault, abort, os._exit, illegal memory access
+    "timeout",  # ran past the hard time limit
+    "oom",  # ran past the memory cap
+    "incorrect",  # wrong values, NaN where there should be none, wrong dtype/shape/device
+    "precision",  # within tolerance but far less accurate than torch in the same dtype
+    "stale",  # depends on memory it never wrote, or disagrees with itself
+    "mutation",  # changed an input
+    "aliasing",  # output shares memory with an input or with an earlier output (caching)
+    "provenance",  # no kernel of its own launched, or torch did the compute
+    "physical",  # faster than the device's measured limits allow
+    "no_code",  # the proposer's reply had no code block
+]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class Environment(_Record):
+    """Where a figure was measured."""
+
+    device: Literal["cpu", "cuda"]
+    gpu: str | None = None
+    driver: str | None = None
+    cuda: str | None = None
+    torch: str
+    triton: str
+    python: str
+    host: str
+    interpreter: bool = Field(description="Triton ran through TRITON_INTERPRET (CPU)")
+
+
+class CaseResult(_Record):
+    name: str
+    status: Literal["passed", "failed", "not_run"]
+    max_abs_err: float | None = None
+    rel_err: float | None = Field(None, description="mean |out-ref| / mean |ref|")
+    torch_rel_err: float | None = Field(None, description="the same for torch in the case dtype")
+    note: str | None = None
+
+
+class Verdict(_Record):
+    op: str
+    candidate: str = Field(description="path of the judged file")
+    sha256: str
+    accepted: bool
+    category: Category | None = None
+    reason: str | None = None
+    device: Literal["cpu", "cuda"]
+    seed: int
+    cases: list[CaseResult] = Field(default_factory=list)
+    kernels: list[str] = Field(default_factory=list, description="Triton kernels it launched")
+    seconds: float
+    environment: Environment | None = None
+
+    @property
+    def cases_run(self) -> int:
+        return sum(c.status != "not_run" for c in self.cases)
+
+    @property
+    def cases_not_run(self) -> list[str]:
+        return [c.name for c in self.cases if c.status == "not_run"]
+
+
+class Ceilings(_Record):
+    """The device's measured limits, cached once per device."""
+
+    gpu: str
+    copy_gbps: float = Field(description="device-to-device copy, bytes read + written per second")
+    bf16_tflops: float = Field(description="large bf16 matmul")
+    launch_us: float = Field(description="an empty Triton kernel, launch to completion")
+    measured: str
+    torch: str
+    triton: str
+
+
+class PeerTime(_Record):
+    """One implementation's time on one shape."""
+
+    median_us: float
+    graph_us: float | None = Field(None, description="per call inside a CUDA graph replay")
+    host_us: float | None = Field(None, description="wall time of a call from Python, synced")
+    spread: float = Field(description="(max - min) / median over the interleaved rounds")
+
+
+class ShapeTiming(_Record):
+    shape: str
+    dtype: str
+    bytes: int
+    flops: int
+    candidate: PeerTime
+    eager: PeerTime | None = None
+    compile: PeerTime | None = None
+    seed: PeerTime | None = None
+    speedup_eager: float | None = None
+    speedup_compile: float | None = None
+    speedup_seed: float | None = None
+    gbps: float
+    tflops: float
+    limit_pct: float = Field(description="% of the binding ceiling (bandwidth or bf16 rate)")
+    floor_us: float = Field(description="the cost model at the measured ceilings")
+    bound: Literal["memory", "compute", "launch"]
+
+
+class BenchRecord(_Record):
+    op: str
+    candidate: str
+    sha256: str
+    label: str = Field(description="seed, generated, or the candidate's name")
+    shapes: list[ShapeTiming]
+    ceilings: Ceilings
+    environment: Environment
+    created: str = Field(default_factory=now)
+    geomean_eager: float | None = None
+    geomean_compile: float | None = None
+    geomean_seed: float | None = None

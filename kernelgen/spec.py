@@ -1,0 +1,293 @@
+"""The operator contract: load references/<op>.py and seeds/<op>.py and validate them.
+
+A reference module holds
+- a function named like the operator, in plain PyTorch: the ground truth;
+- ``SPEC``, a plain dict validated here into :class:`SpecData` (inputs, sizes, dtypes, value
+  distributions, benchmark shapes, tolerances);
+- ``cost(dims, itemsize) -> {"bytes": int, "flops": int}``: the bytes that must move and the flops
+  that must be done for one call, so every timing can be put against the device's limits;
+- optionally ``make_inputs(case, generator) -> list`` and ``compare(out, ref, case) -> str | None``
+  for operators whose inputs have invariants or whose outputs are judged by their own rule.
+
+Correctness cases are the product sizes x dtypes x distributions (a size may narrow the dtypes or
+distributions it runs with). Each case says whether the CPU interpreter can run it faithfully.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import math
+import sys
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from kernelgen import paths
+from kernelgen.errors import SpecError, UsageError
+
+DType = Literal["float32", "float16", "bfloat16"]
+TensorDType = Literal["case", "float32", "float16", "bfloat16", "int32", "int64", "bool"]
+Dist = Literal["normal", "uniform", "wide", "neg_inf"]
+Layout = Literal["contiguous", "strided", "transposed"]
+
+# (rtol, atol) per dtype: torch.testing's defaults.
+DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
+    "float32": (1.3e-6, 1e-5),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+}
+# Triton's interpreter multiplies bf16 bit patterns: its bf16 arithmetic is wrong, so a bf16 case
+# run there would judge the interpreter, not the kernel.
+INTERPRETER_DTYPES: frozenset[str] = frozenset({"float32", "float16"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TensorInput(_Strict):
+    kind: Literal["tensor"] = "tensor"
+    name: str
+    shape: list[str | int] = Field(description="dim names from the size's dims, or literal ints")
+    dtype: TensorDType = "case"
+    dist: Dist | None = Field(None, description="overrides the case's distribution")
+    offset: float = Field(0.0, description="added to every value (a norm weight around 1, say)")
+    layout_varies: bool = Field(True, description="non-contiguous sizes apply to this input")
+
+
+class ScalarInput(_Strict):
+    kind: Literal["scalar"] = "scalar"
+    name: str
+    value: float | int | bool
+
+
+class Size(_Strict):
+    name: str
+    dims: dict[str, int]
+    shapes: dict[str, list[int]] = Field(
+        default_factory=dict, description="per-input shape overriding `shape` (other ranks)"
+    )
+    layout: Layout = "contiguous"
+    interpreter: bool = Field(False, description="small enough for the CPU interpreter")
+    dtypes: list[DType] | None = None
+    dists: list[Dist] | None = None
+
+
+class BenchShape(_Strict):
+    name: str
+    dims: dict[str, int]
+    shapes: dict[str, list[int]] = Field(default_factory=dict)
+    dtype: DType = "bfloat16"
+
+
+class Tolerance(_Strict):
+    rtol: float
+    atol: float
+
+
+class SpecData(_Strict):
+    inputs: list[TensorInput | ScalarInput]
+    dtypes: list[DType]
+    dists: list[Dist] = Field(min_length=2)
+    sizes: list[Size] = Field(min_length=1)
+    bench: list[BenchShape] = Field(min_length=1)
+    reduction: str | None = Field(None, description="dim whose length grows atol")
+    bucket: list[str] = Field(default_factory=list, description="dims that key tuned configs")
+    tolerances: dict[DType, Tolerance] = Field(default_factory=dict)
+    error_ratio: float = Field(4.0, gt=1.0)
+
+    @model_validator(mode="after")
+    def _dims_resolve(self) -> SpecData:
+        names = [i.name for i in self.inputs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"inputs: duplicate names in {names}")
+        tensors = [i for i in self.inputs if isinstance(i, TensorInput)]
+        if not tensors:
+            raise ValueError("inputs: at least one tensor input is needed")
+        for group, items in (("sizes", self.sizes), ("bench", self.bench)):
+            seen: set[str] = set()
+            for item in items:
+                if item.name in seen:
+                    raise ValueError(f"{group}: duplicate name {item.name!r}")
+                seen.add(item.name)
+                for t in tensors:
+                    if t.name in item.shapes:
+                        continue
+                    for d in t.shape:
+                        if isinstance(d, str) and _dim_name(d) not in item.dims:
+                            raise ValueError(
+                                f"{group}.{item.name}: input {t.name!r} needs dim {d!r}, "
+                                f"dims are {sorted(item.dims)}"
+                            )
+                for key in item.shapes:
+                    if key not in names:
+                        raise ValueError(f"{group}.{item.name}.shapes: no input named {key!r}")
+                for d in (self.reduction, *self.bucket):
+                    if d is not None and d not in item.dims:
+                        raise ValueError(f"{group}.{item.name}: dims lack {d!r}")
+        return self
+
+
+class Case(_Strict):
+    """One correctness case: a size in one dtype with one value distribution."""
+
+    name: str
+    size: Size
+    dtype: DType
+    dist: Dist
+
+    @property
+    def interpreter(self) -> bool:
+        """Whether Triton's CPU interpreter can run this case faithfully."""
+        return self.size.interpreter and self.dtype in INTERPRETER_DTYPES
+
+    @property
+    def dims(self) -> dict[str, int]:
+        return self.size.dims
+
+
+class Cost(_Strict):
+    bytes: int = Field(ge=0)
+    flops: int = Field(ge=0)
+
+
+class OpSpec:
+    """A validated operator: reference function, spec data, cost model, optional hooks."""
+
+    def __init__(self, name: str, path: Path, module: ModuleType, data: SpecData):
+        self.name = name
+        self.path = path
+        self.module = module
+        self.data = data
+        self.reference: Callable[..., Any] = getattr(module, name)
+        self._cost: Callable[[dict[str, int], int], dict[str, int]] = module.cost
+        self.make_inputs: Callable[..., list[Any]] | None = getattr(module, "make_inputs", None)
+        self.compare: Callable[..., str | None] | None = getattr(module, "compare", None)
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [i.name for i in self.data.inputs]
+
+    @cached_property
+    def cases(self) -> list[Case]:
+        out = []
+        for size in self.data.sizes:
+            for dtype in size.dtypes or self.data.dtypes:
+                for dist in size.dists or self.data.dists:
+                    out.append(
+                        Case(name=f"{size.name}/{dtype}/{dist}", size=size, dtype=dtype, dist=dist)
+                    )
+        return out
+
+    def tolerance(self, dtype: str, dims: dict[str, int]) -> Tolerance:
+        """Per-dtype tolerance; atol grows with log2 of the reduction length (summation error)."""
+        base = self.data.tolerances.get(dtype)  # type: ignore[call-overload]
+        rtol, atol = (base.rtol, base.atol) if base else DEFAULT_TOLERANCES[dtype]
+        if self.data.reduction:
+            atol *= max(1.0, math.log2(max(1, dims[self.data.reduction])))
+        return Tolerance(rtol=rtol, atol=atol)
+
+    def cost(self, dims: dict[str, int], dtype: str) -> Cost:
+        itemsize = {"float32": 4, "float16": 2, "bfloat16": 2}[dtype]
+        raw = self._cost(dict(dims), itemsize)
+        try:
+            return Cost.model_validate(raw)
+        except ValidationError as e:
+            raise SpecError(f"{self.path}: cost({dims}) returned {raw!r}: {_first(e)}") from None
+
+    def bucket_key(self, dims: dict[str, int]) -> str:
+        """Tuned-config key: each bucket dim rounded up to a power of two, joined by 'x'."""
+        return "x".join(str(_next_pow2(dims[d])) for d in self.data.bucket)
+
+
+def _dim_name(expr: str) -> str:
+    return expr.split("*")[-1].strip()
+
+
+def resolve_dim(expr: str | int, dims: dict[str, int]) -> int:
+    """A shape entry: an int, a dim name, or `k*name` (silu_and_mul's input is `2*d` wide)."""
+    if isinstance(expr, int):
+        return expr
+    factor, _, name = expr.rpartition("*")
+    return (int(factor) if factor else 1) * dims[name.strip()]
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def _first(e: ValidationError) -> str:
+    err = e.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else err["msg"]
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """Import a file as a fresh module (not cached in sys.modules under a shared name)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SpecError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look modules up by name
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as e:
+        raise SpecError(f"{path}:{e.lineno}: syntax error: {e.msg}") from None
+    except Exception as e:  # a broken spec file must surface as one line, not a traceback
+        raise SpecError(f"{path}: import failed: {type(e).__name__}: {e}") from None
+    return module
+
+
+def known_ops() -> list[str]:
+    return sorted(p.stem for p in paths.references_dir().glob("*.py") if not p.stem.startswith("_"))
+
+
+def reference_path(op: str) -> Path:
+    return paths.references_dir() / f"{op}.py"
+
+
+def seed_path(op: str) -> Path:
+    return paths.seeds_dir() / f"{op}.py"
+
+
+def load_spec(op: str) -> OpSpec:
+    path = reference_path(op)
+    if not path.is_file():
+        raise UsageError(f"unknown operator {op!r}; known: {', '.join(known_ops()) or 'none'}")
+    module = load_module(path, f"kernelgen_reference_{op}")
+    fn = getattr(module, op, None)
+    if not callable(fn):
+        raise SpecError(f"{path}: no function named {op!r} (the reference must be named like the op)")
+    raw = getattr(module, "SPEC", None)
+    if not isinstance(raw, dict):
+        raise SpecError(f"{path}: SPEC: expected a dict, found {type(raw).__name__}")
+    try:
+        data = SpecData.model_validate(raw)
+    except ValidationError as e:
+        raise SpecError(f"{path}: SPEC.{_first(e)}") from None
+    if not callable(getattr(module, "cost", None)):
+        raise SpecError(f"{path}: cost: expected a function cost(dims, itemsize) -> dict")
+    params = list(inspect.signature(fn).parameters)
+    names = [i.name for i in data.inputs]
+    if params != names:
+        raise SpecError(f"{path}: {op}{tuple(params)} does not match SPEC.inputs {tuple(names)}")
+    return OpSpec(op, path, module, data)
+
+
+def check_signature(fn: Callable[..., Any], spec: OpSpec, where: str) -> None:
+    """A candidate's entry point must take the reference's parameters, in order."""
+    params = list(inspect.signature(fn).parameters.values())
+    names = [p.name for p in params]
+    if names[: len(spec.arg_names)] != spec.arg_names:
+        raise SpecError(
+            f"{where}: {spec.name}({', '.join(names)}) must take the reference's parameters "
+            f"({', '.join(spec.arg_names)})"
+        )
+    extra = [p.name for p in params[len(spec.arg_names) :] if p.default is inspect.Parameter.empty]
+    if extra:
+        raise SpecError(f"{where}: extra parameters without defaults: {', '.join(extra)}")

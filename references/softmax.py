@@ -1,0 +1,53 @@
+"""softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
+
+y[..., j] = exp(x[..., j] - max(x[..., :])) / sum_k exp(x[..., k] - max(x[..., :]))
+
+Memory traffic: read x once, write y once (2 * numel * itemsize bytes); about 5 flops per element.
+"""
+
+import torch
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
+    n = dims["rows"] * dims["cols"]
+    return {"bytes": 2 * n * itemsize, "flops": 5 * n}
+
+
+SPEC = {
+    "inputs": [{"name": "x", "shape": ["rows", "cols"]}],
+    "dtypes": ["float32", "float16", "bfloat16"],
+    # neg_inf: masked attention scores; wide: values far from 0, where skipping the max overflows.
+    "dists": ["normal", "wide", "neg_inf"],
+    "reduction": "cols",
+    "bucket": ["rows", "cols"],
+    "sizes": [
+        {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
+        {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},
+        {"name": "rank1", "dims": {"rows": 1, "cols": 77}, "shapes": {"x": [77]},
+         "interpreter": True},
+        {"name": "rank3", "dims": {"rows": 6, "cols": 50}, "shapes": {"x": [2, 3, 50]},
+         "interpreter": True},
+        {"name": "odd", "dims": {"rows": 37, "cols": 1823}, "interpreter": True},
+        {"name": "long_row", "dims": {"rows": 3, "cols": 5003}, "interpreter": True},
+        {"name": "many_rows", "dims": {"rows": 257, "cols": 67}, "interpreter": True},
+        {"name": "strided", "dims": {"rows": 19, "cols": 300}, "layout": "strided",
+         "interpreter": True},
+        {"name": "transposed", "dims": {"rows": 45, "cols": 130}, "layout": "transposed",
+         "interpreter": True},
+        {"name": "huge_row", "dims": {"rows": 4, "cols": 70001}},
+        {"name": "vocab", "dims": {"rows": 64, "cols": 151936}},
+        {"name": "square", "dims": {"rows": 4096, "cols": 4096}, "dists": ["normal", "neg_inf"]},
+    ],
+    "bench": [
+        {"name": "4096x4096", "dims": {"rows": 4096, "cols": 4096}},
+        {"name": "32768x1024", "dims": {"rows": 32768, "cols": 1024}},
+        {"name": "1024x32768", "dims": {"rows": 1024, "cols": 32768}},
+        {"name": "256x151936", "dims": {"rows": 256, "cols": 151936}},
+        {"name": "1x32000", "dims": {"rows": 1, "cols": 32000}},
+        {"name": "16x151936", "dims": {"rows": 16, "cols": 151936}},
+    ],
+}
