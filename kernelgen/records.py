@@ -136,3 +136,110 @@ class BenchRecord(_Record):
     geomean_eager: float | None = None
     geomean_compile: float | None = None
     geomean_seed: float | None = None
+
+
+class CompileFacts(_Record):
+    """What Triton's compiled kernel says about itself (CUDA only)."""
+
+    kernel: str
+    registers: int | None = None
+    spills: int | None = None
+    shared_bytes: int | None = None
+    num_warps: int | None = None
+    num_stages: int | None = None
+
+
+class Usage(_Record):
+    """Tokens and money spent on LLM calls."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = Field(None, description="None when no prices are configured")
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=cost,
+        )
+
+
+class Message(_Record):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Transcript(_Record):
+    """One proposer exchange: the prompt sent and the reply received."""
+
+    messages: list[Message] = Field(default_factory=list)
+    reply: str | None = None
+    model: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = Field(None, description="why the call produced no reply")
+
+
+class CandidateRecord(_Record):
+    id: str = Field(description="r<round>-c<index>, with -fix<n> for repair turns")
+    round: int
+    parent: str | None = Field(description="candidate id, 'seed', or None")
+    proposer: str
+    model: str | None = None
+    status: Literal["pending", "accepted", "rejected"]
+    category: Category | None = None
+    reason: str | None = None
+    verdict: Verdict | None = None
+    bench: BenchRecord | None = None
+    speedup: float | None = Field(None, description="geomean time of the best / this, per shape")
+    became_best: bool = False
+    compile: list[CompileFacts] = Field(default_factory=list)
+    sha256: str | None = None
+    created: str = Field(default_factory=now)
+
+
+class Budget(_Record):
+    rounds: int = 4
+    candidates: int = 2
+    repairs: int = 2
+    max_tokens_total: int | None = None
+    max_cost_usd: float | None = None
+    time_limit_s: float | None = None
+    target_pct: float | None = Field(None, description="stop at this % of the device limit")
+    stagnation: int = Field(2, description="stop after this many rounds without a gain")
+
+
+class RunSettings(_Record):
+    op: str
+    proposer: Literal["llm", "tune", "replay", "files"]
+    model: str | None = None
+    base_url: str | None = None
+    device: Literal["cpu", "cuda"]
+    source: str | None = Field(None, description="--from: the run or folder replayed")
+    budget: Budget
+    seed: int
+
+
+class RunRecord(_Record):
+    id: str
+    op: str
+    settings: RunSettings
+    environment: Environment
+    state: Literal["running", "finished", "failed"]
+    stopped: str | None = Field(None, description="why the run stopped")
+    created: str = Field(default_factory=now)
+    updated: str = Field(default_factory=now)
+    rounds_done: int = 0
+    elapsed_s: float = 0.0
+    best: str | None = Field(None, description="id of the best candidate, None = the seed")
+    seed_bench: BenchRecord | None = None
+    usage: Usage = Field(default_factory=Usage)
+    promoted: bool = False

@@ -1,0 +1,131 @@
+"""Judging one output against the float64 ground truth.
+
+Each check returns None when it holds, or a `Failure` (category + one-line reason). Outputs may be
+tensors or tuples of tensors; every leaf is judged on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from kernelgen.records import Category
+from kernelgen.spec import Tolerance
+
+# Below this, relative errors are rounding noise in any dtype we judge: the error-ratio test only
+# bites when the candidate is clearly worse than torch, not when both are near zero.
+_RATIO_FLOOR_ULPS = 0.05
+
+
+@dataclass
+class Failure:
+    category: Category
+    reason: str
+
+
+def leaves(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _where(index: torch.Tensor) -> str:
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def structure(out: Any, expected: Any) -> Failure | None:
+    """Exact type, dtype, shape and device, leaf by leaf."""
+    got, want = leaves(out), leaves(expected)
+    if len(got) != len(want) or isinstance(out, (tuple, list)) != isinstance(expected, tuple):
+        return Failure("incorrect", f"returned {type(out).__name__} of {len(got)}, "
+                                    f"expected {type(expected).__name__} of {len(want)}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        label = f"output {i}" if len(want) > 1 else "output"
+        if type(g) is not torch.Tensor:
+            return Failure("contract", f"{label} is {type(g).__name__}, not a plain torch.Tensor")
+        if g.dtype != w.dtype:
+            return Failure("incorrect", f"{label} dtype {g.dtype}, expected {w.dtype}")
+        if tuple(g.shape) != tuple(w.shape):
+            return Failure("incorrect", f"{label} shape {tuple(g.shape)}, "
+                                        f"expected {tuple(w.shape)}")
+        if g.device != w.device:
+            return Failure("incorrect", f"{label} on {g.device}, expected {w.device}")
+    return None
+
+
+def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """mean |out - ref| / mean |ref| over the entries where the reference is finite."""
+    finite = torch.isfinite(ref)
+    if not bool(finite.any()):
+        return 0.0
+    o, r = out.double()[finite], ref[finite]
+    diff = (o - r).abs()
+    diff = torch.where(torch.isfinite(diff), diff, torch.full_like(diff, float("inf")))
+    return float(diff.sum() / r.abs().sum().clamp_min(1e-300))
+
+
+def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failure | None, float]:
+    """NaN and Inf exactly where the reference has them; elsewhere |out-ref| <= atol + rtol|ref|.
+    Returns the failure (or None) and the max abs error over finite entries."""
+    o = out.double()
+    o_nan, r_nan = torch.isnan(o), torch.isnan(ref)
+    if not torch.equal(o_nan, r_nan):
+        bad = (o_nan != r_nan).nonzero()[0]
+        what = "NaN" if bool(o_nan[tuple(bad)]) else f"{float(o[tuple(bad)]):.6g}"
+        count = int((o_nan != r_nan).sum())
+        # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
+        hint = " (output never written there?)" if bool(o_nan[tuple(bad)]) else ""
+        return Failure("incorrect", f"{what} at {_where(bad)} where the reference is "
+                                    f"{float(ref[tuple(bad)]):.6g}; {count} such entries{hint}"), 0.0
+    r_inf = torch.isinf(ref)
+    if bool(r_inf.any()) and not torch.equal(o[r_inf], ref[r_inf]):
+        bad = (r_inf & (o != ref)).nonzero()[0]
+        return Failure("incorrect", f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
+                                    f"reference is {float(ref[tuple(bad)])}"), 0.0
+    finite = ~(r_nan | r_inf)
+    err = torch.where(finite, (o - ref).abs(), torch.zeros_like(o))
+    err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
+    allowed = tol.atol + tol.rtol * ref.abs()
+    over = finite & (err > allowed)
+    max_err = float(err.max()) if err.numel() else 0.0
+    if bool(over.any()):
+        excess = torch.where(over, err / allowed, torch.zeros_like(err))
+        worst = (excess == excess.max()).nonzero()[0]
+        w = tuple(worst)
+        return Failure(
+            "incorrect",
+            f"{float(o[w]):.6g} at {_where(worst)}, reference {float(ref[w]):.6g} "
+            f"(|err| {float(err[w]):.3g} > atol {tol.atol:.2g} + rtol {tol.rtol:.2g}*|ref|); "
+            f"{int(over.sum())} of {ref.numel()} entries off",
+        ), max_err
+    return None, max_err
+
+
+def precision(cand_err: float, torch_err: float, dtype: torch.dtype, ratio: float) -> Failure | None:
+    """The candidate may be at most `ratio` times less accurate than torch in the same dtype
+    (plus a twentieth of an ulp of slack): a loose tolerance must not let a silent downgrade through."""
+    floor = _RATIO_FLOOR_ULPS * torch.finfo(dtype).eps
+    if cand_err <= ratio * torch_err + floor:
+        return None
+    return Failure(
+        "precision",
+        f"mean relative error {cand_err:.3g} vs torch's {torch_err:.3g} in {dtype} "
+        f"(allowed {ratio:g}x + {floor:.2g}): computed in lower precision?",
+    )
+
+
+def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    if a.numel() == 0 or b.numel() == 0 or a.device != b.device:
+        return False
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    a0, b0 = sa.data_ptr(), sb.data_ptr()
+    return a0 < b0 + sb.nbytes() and b0 < a0 + sa.nbytes()
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    """A bitwise image of a tensor's values (NaN == NaN), for 'unchanged' checks."""
+    flat = t.detach().contiguous().view(-1)
+    if flat.is_floating_point():
+        view = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}[flat.element_size()]
+        return flat.view(view).clone()
+    return flat.clone()

@@ -1,0 +1,170 @@
+"""Run-time provenance: which aten ops and which Triton kernels ran during one candidate call.
+
+Two instruments, installed in the sandboxed process before the candidate is imported:
+- a launch recorder on Triton's JIT (and interpreter) `run`, which notes every kernel launch and
+  whether the kernel was defined in the candidate's file;
+- a dispatch guard (TorchDispatchMode) that records every aten op the launcher runs and fills each
+  tensor it allocates with NaN (or a sentinel for integers), so an output the kernel never writes
+  shows up as NaN instead of whatever the allocator had lying around.
+
+While a kernel launches the guard is paused: the interpreter moves tensors through torch itself.
+A dispatch mode sees only its own thread; threads are forbidden statically and checked here too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+aten = torch.ops.aten
+
+# The launcher may allocate, take views and make layout copies; everything else is compute that
+# belongs in a kernel. Names are aten overload packets.
+_ALLOCATION = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+_ZEROED = {"zeros", "zeros_like", "new_zeros", "zero_"}
+_VIEWS = {
+    "view", "_unsafe_view", "reshape", "as_strided", "t", "transpose", "permute", "unsqueeze",
+    "squeeze", "expand", "slice", "select", "split", "split_with_sizes", "chunk", "unbind",
+    "narrow", "alias", "detach", "view_as", "flatten", "unflatten", "lift_fresh",
+    "_reshape_alias", "sym_size", "sym_stride", "sym_numel", "sym_storage_offset",
+    "is_contiguous", "dim", "size", "stride", "numel", "unfold",
+}
+_COPIES = {"clone", "copy_", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"}
+ALLOWED = _ALLOCATION | _ZEROED | _VIEWS | _COPIES
+
+_POISON_INT = -0x5A5A
+
+
+def _poison(t: torch.Tensor) -> None:
+    if t.numel() == 0:
+        return
+    if t.is_floating_point() or t.is_complex():
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(_POISON_INT if t.dtype not in (torch.uint8,) else 0xA5)
+
+
+@dataclass
+class CallLog:
+    """What one guarded call did."""
+
+    aten_ops: list[str] = field(default_factory=list)
+    forbidden: list[str] = field(default_factory=list)
+    launches: list[str] = field(default_factory=list)
+    foreign_launches: list[str] = field(default_factory=list)
+    new_threads: list[str] = field(default_factory=list)
+
+
+class _DispatchGuard(TorchDispatchMode):
+    def __init__(self, log: CallLog, poison: bool):
+        super().__init__()
+        self.log = log
+        self.poison = poison
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if _Recorder.paused:
+            return out
+        name = func.overloadpacket.__name__
+        self.log.aten_ops.append(name)
+        if name not in ALLOWED:
+            self.log.forbidden.append(name)
+        elif name == "_to_copy" and _changes_dtype(args, kwargs):
+            # A dtype cast in the launcher is arithmetic done outside the kernel.
+            self.log.forbidden.append("_to_copy (dtype cast)")
+        elif self.poison and name in _ALLOCATION and isinstance(out, torch.Tensor):
+            _poison(out)
+        return out
+
+
+def _changes_dtype(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    src = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    dtype = kwargs.get("dtype")
+    return src is not None and dtype is not None and dtype != src.dtype
+
+
+class _Recorder:
+    """Patches Triton's launch entry points once per process."""
+
+    installed = False
+    paused = 0
+    candidate_file: str | None = None
+    log: CallLog | None = None
+
+    @classmethod
+    def install(cls, candidate_file: Path) -> None:
+        cls.candidate_file = str(candidate_file.resolve())
+        if cls.installed:
+            return
+        from triton.runtime import jit
+
+        targets = [jit.JITFunction]
+        try:
+            from triton.runtime import interpreter
+
+            targets.append(interpreter.InterpretedFunction)
+        except ImportError:  # pragma: no cover - every Triton we support has it
+            pass
+        for klass in targets:
+            klass.run = cls._wrap(klass.run)  # type: ignore[method-assign]
+        cls.installed = True
+
+    @classmethod
+    def _wrap(cls, run):  # noqa: ANN001, ANN206
+        def recorded_run(self, *args, **kwargs):  # noqa: ANN001, ANN202
+            fn = getattr(self, "fn", None)
+            code = getattr(fn, "__code__", None)
+            name = getattr(fn, "__name__", repr(fn))
+            if cls.log is not None and not kwargs.get("warmup", False):
+                mine = code is not None and str(Path(code.co_filename).resolve()) == (
+                    cls.candidate_file
+                )
+                (cls.log.launches if mine else cls.log.foreign_launches).append(name)
+            cls.paused += 1
+            try:
+                return run(self, *args, **kwargs)
+            finally:
+                cls.paused -= 1
+
+        return recorded_run
+
+
+def install(candidate_file: Path) -> None:
+    """Put the launch recorder in place; call before the candidate is imported."""
+    _Recorder.install(candidate_file)
+
+
+@contextmanager
+def guarded(poison: bool = True) -> Iterator[CallLog]:
+    """Record the aten ops, kernel launches and new threads of the enclosed call."""
+    log = CallLog()
+    before = {t.ident for t in threading.enumerate()}
+    _Recorder.log = log
+    try:
+        with _DispatchGuard(log, poison):
+            yield log
+    finally:
+        _Recorder.log = None
+        log.new_threads = [t.name for t in threading.enumerate() if t.ident not in before]
+
+
+def flood_free_memory(device: str, megabytes: int = 512) -> None:
+    """Fill memory the caching allocator will hand out next with NaN (stale-memory defence)."""
+    if device != "cuda":
+        return
+    free, _ = torch.cuda.mem_get_info()
+    n = min(megabytes * 2**20, free // 4) // 4
+    if n > 0:
+        block = torch.empty(n, dtype=torch.float32, device="cuda")
+        block.fill_(float("nan"))
+        del block
