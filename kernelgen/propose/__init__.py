@@ -1,0 +1,1 @@
+"""Proposers: where candidates come from (an LLM, the tuner, an earlier run, a folder)."""
