@@ -122,6 +122,17 @@ class ShapeTiming(_Record):
     limit_pct: float = Field(description="% of the binding ceiling (bandwidth or bf16 rate)")
     floor_us: float = Field(description="the cost model at the measured ceilings")
     bound: Literal["memory", "compute", "launch"]
+    suspect: str | None = Field(
+        None, description="why the time is physically implausible (below the floor): re-check it"
+    )
+
+
+class ShapeFailure(_Record):
+    """An implementation that raised on one benchmark shape, so it has no time there."""
+
+    shape: str
+    who: Literal["candidate", "eager", "compile", "seed"]
+    error: str
 
 
 class BenchRecord(_Record):
@@ -136,6 +147,12 @@ class BenchRecord(_Record):
     geomean_eager: float | None = None
     geomean_compile: float | None = None
     geomean_seed: float | None = None
+    failed: list[ShapeFailure] = Field(
+        default_factory=list, description="shapes without a time, and why"
+    )
+    compile: list[CompileFacts] = Field(
+        default_factory=list, description="per compiled kernel: registers, spills, shared memory"
+    )
 
 
 class CompileFacts(_Record):

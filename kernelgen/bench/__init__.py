@@ -1,0 +1,250 @@
+"""Benchmarking on the GPU: time candidates against their peers, and decide what wins.
+
+All timing runs in a fresh sandboxed process (`kernelgen.bench.worker`): candidate code is
+untrusted, and a CUDA error poisons the process it happens in. This module validates the request,
+starts the worker, and judges the records it returns; it prints nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from kernelgen import paths, store
+from kernelgen.bench.roofline import geomean
+from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
+from kernelgen.records import BenchRecord, CompileFacts, Environment
+from kernelgen.spec import load_spec
+
+if TYPE_CHECKING:
+    from kernelgen.bench.worker import TuneResult, VariantShape
+
+__all__ = ["accepts", "bench_files", "save_bench", "tune_variants"]
+
+DEFAULT_TIMEOUT_S = 600.0
+# Host memory cap of the worker: inputs are drawn in float64 on the CPU before they move, and
+# torch.compile keeps its graphs in this process.
+BENCH_MEMORY_MB = 32768
+
+# The acceptance rule (DESIGN.md, Timing): a candidate wins only when its geometric-mean speedup
+# over the best beats 1 + max(MIN_GAIN, NOISE_FACTOR * noise) and no shape regresses by more
+# than MAX_REGRESSION.
+MIN_GAIN = 0.02
+NOISE_FACTOR = 3.0
+MAX_REGRESSION = 0.05
+
+
+def _require_cuda() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        raise NoDeviceError("no CUDA device: kernelgen bench needs a GPU")
+
+
+def _new_seed(seed: int | None) -> int:
+    return seed if seed is not None else random.SystemRandom().randrange(2**31)
+
+
+def _run_worker(target: str, request: str, timeout_s: float) -> str | tuple[str, str]:
+    """The worker's result text, or (category, reason) when it died or timed out."""
+    from kernelgen.verify.sandbox import run_isolated
+
+    outcome = run_isolated(
+        target, request, timeout_s=timeout_s, memory_mb=BENCH_MEMORY_MB, device="cuda"
+    )
+    if outcome.result is None:
+        return outcome.category or "crash", outcome.reason or "no result"
+    return outcome.result
+
+
+def bench_files(
+    op: str,
+    contenders: list[tuple[str, Path]],
+    peers: bool = True,
+    shapes: list[str] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    seed: int | None = None,
+) -> list[BenchRecord]:
+    """Time each (label, file) on the operator's bench shapes, interleaved with each other and,
+    with `peers`, with torch eager and torch.compile of the reference. One record per contender,
+    in the order given. A label "seed" makes the others' records carry speedups over it.
+
+    Raises UsageError for a bad request, NoDeviceError without CUDA, KernelgenError when the
+    worker crashes or times out. A contender that fails on a shape is recorded, not raised."""
+    from kernelgen.bench.worker import BenchRequest, BenchResult, Contender, select_shapes
+
+    spec = load_spec(op)
+    select_shapes(spec, shapes)
+    for _, path in contenders:
+        if not Path(path).is_file():
+            raise UsageError(f"{path}: no such file")
+    try:
+        request = BenchRequest(
+            op=op,
+            root=str(paths.root()),
+            contenders=[Contender(label=lbl, path=str(Path(p).resolve())) for lbl, p in contenders],
+            peers=peers,
+            shapes=shapes,
+            seed=_new_seed(seed),
+        )
+    except ValidationError as e:
+        raise UsageError(f"bench {op}: {e.errors()[0]['msg']}") from None
+    _require_cuda()
+    result = _run_worker("kernelgen.bench.worker:main", request.model_dump_json(), timeout_s)
+    if isinstance(result, tuple):
+        category, reason = result
+        raise KernelgenError(f"bench {op}: the benchmark process failed ({category}): {reason}")
+    return BenchResult.model_validate_json(result).records
+
+
+def tune_variants(
+    op: str,
+    sources: list[str],
+    shapes: list[str] | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    seed: int | None = None,
+) -> TuneResult:
+    """Time each variant source on each shape (no peers): per variant, per shape, the median us
+    or why there is none. A variant that fails to compile or runs out of resources fails alone;
+    one that breaks the CUDA context or crashes the process is isolated in fresh processes, so
+    the others still get times. Only a timeout fails every variant it caught."""
+    from kernelgen.bench.worker import select_shapes
+
+    spec = load_spec(op)
+    names = [s.name for s in select_shapes(spec, shapes)]
+    if not sources:
+        raise UsageError(f"tune {op}: no variants to time")
+    _require_cuda()
+    tuning = _Tuning(op, sources, timeout_s, _new_seed(seed))
+    tuning.run(list(range(len(sources))), names)
+    return tuning.result(names)
+
+
+class _Tuning:
+    """The results of one tune_variants call, gathered over as many workers as it takes."""
+
+    def __init__(self, op: str, sources: list[str], timeout_s: float, seed: int):
+        self.op, self.sources, self.timeout_s, self.seed = op, sources, timeout_s, seed
+        self.found: dict[int, dict[str, VariantShape]] = {i: {} for i in range(len(sources))}
+        self.compile: dict[int, list[CompileFacts]] = {}
+        self.environment: Environment | None = None
+
+    def _fill(self, indices: list[int], shapes: list[str], error: str) -> None:
+        from kernelgen.bench.worker import VariantShape
+
+        for i in indices:
+            for n in shapes:
+                self.found[i].setdefault(n, VariantShape(shape=n, error=error))
+
+    def run(self, indices: list[int], shapes: list[str]) -> None:
+        """Time `indices` on `shapes` in one worker; after a broken context go on without the
+        culprit, after a crash split the group to find it, each time in fresh workers."""
+        from kernelgen.bench.worker import TuneRequest, TuneResult
+
+        request = TuneRequest(
+            op=self.op,
+            root=str(paths.root()),
+            sources=[self.sources[i] for i in indices],
+            indices=indices,
+            shapes=shapes,
+            seed=self.seed,
+        )
+        result = _run_worker(
+            "kernelgen.bench.worker:tune_main", request.model_dump_json(), self.timeout_s
+        )
+        if isinstance(result, tuple):
+            category, reason = result
+            if category == "crash" and len(indices) > 1:
+                half = len(indices) // 2
+                self.run(indices[:half], shapes)
+                self.run(indices[half:], shapes)
+            else:
+                self._fill(indices, shapes, f"{category}: {reason}")
+            return
+        res = TuneResult.model_validate_json(result)
+        self.environment = self.environment or res.environment
+        for v in res.variants:
+            self.found[v.index].update((s.shape, s) for s in v.shapes)
+            if v.compile:
+                self.compile[v.index] = v.compile
+        bad = res.poisoned_by
+        if bad is None:
+            return
+        self._fill([bad], shapes, "not run: this variant broke the CUDA context")
+        rest = [i for i in indices if i != bad]
+        if rest and res.poisoned_shape in shapes:
+            self.run(rest, shapes[shapes.index(res.poisoned_shape) :])
+
+    def result(self, shapes: list[str]) -> TuneResult:
+        from kernelgen.bench.worker import TuneResult, VariantTiming
+
+        self._fill(list(self.found), shapes, "not run: the process stopped first")
+        variants = [
+            VariantTiming(
+                index=i,
+                shapes=[self.found[i][n] for n in shapes],
+                compile=self.compile.get(i, []),
+            )
+            for i in range(len(self.sources))
+        ]
+        return TuneResult(variants=variants, environment=self.environment)
+
+
+def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
+    """The acceptance rule: does `new` beat `best` (both timed in the same interleaved run)?
+
+    The noise is the median over the shapes of the larger of the two spreads: one jittery
+    decode-sized shape should not set the bar for all, and a geometric mean over several shapes
+    is steadier than any one of them."""
+    lost = [f for f in new.failed if f.who == "candidate"]
+    if lost:
+        return False, f"failed on {lost[0].shape}: {lost[0].error}"
+    suspect = next((s for s in new.shapes if s.suspect), None)
+    if suspect is not None:
+        return False, f"{suspect.shape}: {suspect.suspect}; re-check it in a fresh process"
+    ours = {s.shape: s for s in new.shapes}
+    theirs = {s.shape: s for s in best.shapes}
+    missing = [n for n in theirs if n not in ours]
+    if missing:
+        return False, f"no time on {', '.join(missing)}"
+    common = [n for n in theirs if n in ours]
+    if not common:
+        return False, "no shape was timed for both"
+    ratios = {n: theirs[n].candidate.median_us / ours[n].candidate.median_us for n in common}
+    gain = geomean(ratios.values()) or 0.0
+    noise = statistics.median(
+        max(ours[n].candidate.spread, theirs[n].candidate.spread) for n in common
+    )
+    need = 1.0 + max(MIN_GAIN, NOISE_FACTOR * noise)
+    worst = min(ratios, key=ratios.__getitem__)
+    if ratios[worst] < 1.0 / (1.0 + MAX_REGRESSION):
+        return False, (
+            f"{worst} regresses by {1.0 / ratios[worst] - 1.0:.1%} "
+            f"(more than {MAX_REGRESSION:.0%}); geomean x{gain:.3f}"
+        )
+    if gain < need:
+        return False, (
+            f"geomean x{gain:.3f} over the best does not beat x{need:.3f} "
+            f"(1 + max({MIN_GAIN:.0%}, {NOISE_FACTOR:g} x noise {noise:.1%}))"
+        )
+    return True, f"geomean x{gain:.3f} beats x{need:.3f}; worst shape {worst} x{ratios[worst]:.3f}"
+
+
+def save_bench(record: BenchRecord, op: str | None = None) -> Path:
+    """Write a record to evaluations/<op>/bench-<label>-<UTC time>.json, atomically."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", record.label)
+    folder = store.op_dir(op or record.op)
+    path = folder / f"bench-{label}-{stamp}.json"
+    n = 2
+    while path.exists():  # two records of one label within a second
+        path = folder / f"bench-{label}-{stamp}-{n}.json"
+        n += 1
+    store.write_atomic(path, record.model_dump_json(indent=2))
+    return path

@@ -1,0 +1,119 @@
+"""The roofline, as pure functions: a cost (bytes, flops) and a time against the device's ceilings.
+
+The floor of one call is the larger of two times: its bytes at the measured copy bandwidth and its
+flops at the measured bf16 matmul rate. No kernel runs much below it; the larger term says whether
+the shape is memory- or compute-bound, and a floor of only a few launch latencies says that launch
+and host overhead, not the roofline, decide the shape.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Literal
+
+from kernelgen.records import Ceilings, PeerTime, ShapeTiming
+
+Bound = Literal["memory", "compute", "launch"]
+
+# A floor below this many launch latencies is dominated by the launch itself.
+LAUNCH_BOUND_FACTOR = 2.0
+# Measured ceilings come from a copy and a cuBLAS matmul, which good kernels can slightly beat
+# (reads alone stream faster than a copy's mixed traffic); below 90% of the floor is no longer
+# a fast kernel but a wrong measurement or a cheat.
+PHYSICAL_MARGIN = 0.9
+
+
+def memory_us(nbytes: int, ceilings: Ceilings) -> float:
+    """Bytes at the copy bandwidth, in microseconds (GB/s = 1e3 bytes per us)."""
+    return nbytes / (ceilings.copy_gbps * 1e3)
+
+
+def compute_us(flops: int, ceilings: Ceilings) -> float:
+    """Flops at the bf16 matmul rate, in microseconds (TFLOP/s = 1e6 flops per us)."""
+    return flops / (ceilings.bf16_tflops * 1e6)
+
+
+def floor_us(nbytes: int, flops: int, ceilings: Ceilings) -> float:
+    return max(memory_us(nbytes, ceilings), compute_us(flops, ceilings))
+
+
+def gbps(nbytes: int, time_us: float) -> float:
+    return nbytes / time_us / 1e3
+
+
+def tflops(flops: int, time_us: float) -> float:
+    return flops / time_us / 1e6
+
+
+def limit_pct(floor: float, time_us: float) -> float:
+    """How close a time is to the floor: 100% is at the device's measured limit."""
+    return floor / time_us * 100.0
+
+
+def bound(nbytes: int, flops: int, ceilings: Ceilings) -> Bound:
+    mem, comp = memory_us(nbytes, ceilings), compute_us(flops, ceilings)
+    if max(mem, comp) < LAUNCH_BOUND_FACTOR * ceilings.launch_us:
+        return "launch"
+    return "memory" if mem >= comp else "compute"
+
+
+def physical_floor_violation(time_us: float, floor: float) -> bool:
+    """A time below what the device can physically do: a bug or a cheat, never a win."""
+    return time_us < PHYSICAL_MARGIN * floor
+
+
+def geomean(values: Iterable[float]) -> float | None:
+    """Geometric mean of positive values; None when there are none."""
+    logs = [math.log(v) for v in values]
+    if not logs:
+        return None
+    return math.exp(sum(logs) / len(logs))
+
+
+def speedup(peer: PeerTime | None, mine: PeerTime) -> float | None:
+    """How many times faster `mine` is than `peer` (None without a peer time)."""
+    return peer.median_us / mine.median_us if peer is not None else None
+
+
+def shape_timing(
+    shape: str,
+    dtype: str,
+    nbytes: int,
+    flops: int,
+    candidate: PeerTime,
+    ceilings: Ceilings,
+    *,
+    eager: PeerTime | None = None,
+    compiled: PeerTime | None = None,
+    seed: PeerTime | None = None,
+) -> ShapeTiming:
+    """One shape's row: the candidate's time against its peers and against the roofline."""
+    t = candidate.median_us
+    floor = floor_us(nbytes, flops, ceilings)
+    suspect = None
+    if physical_floor_violation(t, floor):
+        suspect = (
+            f"{t:.2f} us is below {PHYSICAL_MARGIN:.0%} of the floor {floor:.2f} us "
+            f"({gbps(nbytes, t):.0f} GB/s against a measured {ceilings.copy_gbps:.0f}, "
+            f"{tflops(flops, t):.1f} TFLOP/s against {ceilings.bf16_tflops:.0f})"
+        )
+    return ShapeTiming(
+        shape=shape,
+        dtype=dtype,
+        bytes=nbytes,
+        flops=flops,
+        candidate=candidate,
+        eager=eager,
+        compile=compiled,
+        seed=seed,
+        speedup_eager=speedup(eager, candidate),
+        speedup_compile=speedup(compiled, candidate),
+        speedup_seed=speedup(seed, candidate),
+        gbps=gbps(nbytes, t),
+        tflops=tflops(flops, t),
+        limit_pct=limit_pct(floor, t),
+        floor_us=floor,
+        bound=bound(nbytes, flops, ceilings),
+        suspect=suspect,
+    )

@@ -1,0 +1,414 @@
+"""The benchmark, inside a sandboxed CUDA process: time contenders and peers, return records.
+
+Two targets for `run_isolated`:
+- `main`: BenchRequest in, BenchResult out. Per benchmark shape, every contender (the candidate,
+  the seed, the current best...) and the peers (torch eager and torch.compile of the reference,
+  in the input dtype) are timed in the same interleaved rounds on the same rotated input sets.
+- `tune_main`: TuneRequest in, TuneResult out. Many variants of one candidate (one per config),
+  no peers; a variant that fails to compile or runs out of resources fails alone. A variant that
+  leaves the CUDA context broken stops the process, and the caller starts a fresh one for the
+  others.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import torch
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from kernelgen.bench import roofline
+from kernelgen.bench.ceilings import get_ceilings
+from kernelgen.bench.timing import ROUNDS, describe_error, interleaved, rotating
+from kernelgen.errors import KernelgenError, UsageError
+from kernelgen.records import (
+    BenchRecord,
+    CompileFacts,
+    Environment,
+    ShapeFailure,
+    ShapeTiming,
+)
+from kernelgen.spec import BenchShape, OpSpec, load_module, load_spec
+
+PEERS: tuple[Literal["eager", "compile"], ...] = ("eager", "compile")
+SEED_LABEL = "seed"
+GPU_MEMORY_FRACTION = 0.9
+INPUT_SETS = 4
+# Above this, two sets: rotation only has to defeat a 60 MB L2, and inputs are drawn on the CPU.
+LARGE_SET_BYTES = 1 << 30
+TUNE_ROUNDS = 3
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Contender(_Strict):
+    label: str = Field(min_length=1, description="seed, best, or the candidate's id")
+    path: str
+
+
+class BenchRequest(_Strict):
+    op: str
+    root: str = Field(description="project root; the worker runs from there")
+    contenders: list[Contender] = Field(min_length=1)
+    peers: bool = Field(True, description="also time torch eager and torch.compile")
+    shapes: list[str] | None = Field(None, description="bench shape names; None = all")
+    seed: int = 0
+    rounds: int = Field(ROUNDS, ge=1)
+
+    @model_validator(mode="after")
+    def _labels(self) -> BenchRequest:
+        labels = [c.label for c in self.contenders]
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise ValueError(f"contenders: duplicate labels {dup}")
+        clash = sorted(set(labels) & set(PEERS))
+        if clash:
+            raise ValueError(f"contenders: labels {clash} are reserved for the peers")
+        return self
+
+
+class BenchResult(_Strict):
+    records: list[BenchRecord]
+
+
+class TuneRequest(_Strict):
+    op: str
+    root: str
+    sources: list[str] = Field(min_length=1, description="variant module sources")
+    indices: list[int] | None = Field(None, description="caller's numbers for the sources")
+    shapes: list[str] | None = None
+    seed: int = 0
+    rounds: int = Field(TUNE_ROUNDS, ge=1)
+
+    @model_validator(mode="after")
+    def _indices(self) -> TuneRequest:
+        if self.indices is not None and len(self.indices) != len(self.sources):
+            raise ValueError("indices: one per source")
+        return self
+
+
+class VariantShape(_Strict):
+    shape: str
+    median_us: float | None = None
+    spread: float | None = None
+    error: str | None = Field(None, description="why there is no time: compile error, ...")
+
+
+class VariantTiming(_Strict):
+    index: int
+    shapes: list[VariantShape]
+    compile: list[CompileFacts] = Field(default_factory=list)
+
+
+class TuneResult(_Strict):
+    variants: list[VariantTiming]
+    environment: Environment | None = None
+    poisoned_by: int | None = Field(
+        None, description="the variant whose CUDA error ended this process early"
+    )
+    poisoned_shape: str | None = None
+
+
+def select_shapes(spec: OpSpec, names: list[str] | None) -> list[BenchShape]:
+    """The named bench shapes of an operator, in the spec's order (all when names is None)."""
+    if names is None:
+        return list(spec.data.bench)
+    known = {s.name: s for s in spec.data.bench}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(
+            f"{spec.name}: no bench shape {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(known)}"
+        )
+    return [s for s in spec.data.bench if s.name in names]
+
+
+def compile_facts(module: ModuleType) -> list[CompileFacts]:
+    """Registers, spills, shared memory, warps and stages of every compiled specialization of the
+    module's @triton.jit kernels (autotune/heuristics wrappers unwrapped). Call after a launch:
+    registers and spills are known only once a kernel has been loaded onto the device."""
+    from triton.runtime.jit import JITFunction
+
+    jits: list[JITFunction] = []
+    for obj in vars(module).values():
+        seen: set[int] = set()
+        # Autotuner and Heuristics keep the wrapped kernel in .fn; JITFunction.fn is the Python
+        # function, so the isinstance test comes first.
+        while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and id(obj) not in seen:
+            seen.add(id(obj))
+            obj = obj.fn
+        if isinstance(obj, JITFunction) and all(obj is not j for j in jits):
+            jits.append(obj)
+    facts: list[CompileFacts] = []
+    for jit in jits:
+        # Iterate, never index: device_caches is a defaultdict that would build a binder.
+        for kernel_cache, *_ in list(jit.device_caches.values()):
+            for compiled in list(kernel_cache.values()):
+                if hasattr(compiled, "result"):  # an async-compile future
+                    compiled = compiled.result()
+                meta = getattr(compiled, "metadata", None)
+                facts.append(
+                    CompileFacts(
+                        kernel=jit.fn.__name__,
+                        registers=_int(getattr(compiled, "n_regs", None)),
+                        spills=_int(getattr(compiled, "n_spills", None)),
+                        shared_bytes=_int(getattr(meta, "shared", None)),
+                        num_warps=_int(getattr(meta, "num_warps", None)),
+                        num_stages=_int(getattr(meta, "num_stages", None)),
+                    )
+                )
+    return facts
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if value is not None else None
+
+
+def _input_sets(spec: OpSpec, shape: BenchShape, seed: int) -> list[list[Any]]:
+    """Several input sets from different seeds ("normal" values: never zeros)."""
+    from kernelgen.inputs import case_seed, make_inputs
+
+    def make(i: int) -> list[Any]:
+        s = case_seed(seed, f"bench/{shape.name}/{i}")
+        return make_inputs(spec, shape, shape.dtype, "normal", s, "cuda")
+
+    first = make(0)
+    size = sum(a.nbytes for a in first if isinstance(a, torch.Tensor))
+    n = INPUT_SETS if size < LARGE_SET_BYTES else 2
+    return [first] + [make(i) for i in range(1, n)]
+
+
+def _warm(call: Callable[[], Any]) -> str | None:
+    """One call outside the timings (JIT compile, autotune, torch.compile); its error, if any."""
+    try:
+        call()
+        torch.cuda.synchronize()
+    except Exception as e:  # reported per implementation and shape, never fatal here
+        return describe_error(e)
+    return None
+
+
+def _cuda_ok() -> bool:
+    """False once an illegal access or a launch failure has broken this process's context."""
+    try:
+        torch.cuda.synchronize()
+        return torch.ones(1, device="cuda").add_(1).item() == 2.0
+    except Exception:  # any failure here means the context is gone
+        return False
+
+
+def _load(path: str, name: str, op: str) -> tuple[ModuleType | None, Callable[..., Any] | str]:
+    """The module and its entry function, or the module (if any) and why it cannot run."""
+    try:
+        module = load_module(Path(path), name)
+    except KernelgenError as e:  # SpecError names the file and line already
+        return None, str(e)
+    except Exception as e:  # whatever the module does at import, one line
+        return None, describe_error(e)
+    fn = getattr(module, op, None)
+    if not callable(fn):
+        return module, f"{path}: no function named {op!r}"
+    return module, fn
+
+
+def _sha256(path: str) -> str:
+    from kernelgen.verify import sha256
+
+    try:
+        return sha256(Path(path).read_text(errors="replace"))
+    except OSError:
+        return ""
+
+
+def _geomean(values: list[float | None]) -> float | None:
+    return roofline.geomean(v for v in values if v is not None)
+
+
+def run_bench(req: BenchRequest) -> list[BenchRecord]:
+    from kernelgen.env import environment
+
+    spec = load_spec(req.op)
+    shapes = select_shapes(spec, req.shapes)
+    ceilings = get_ceilings()
+    env = environment("cuda")
+    labels = [c.label for c in req.contenders]
+    modules: dict[str, ModuleType | None] = {}
+    fns: dict[str, Callable[..., Any]] = {}
+    load_errors: dict[str, str] = {}
+    for i, c in enumerate(req.contenders):
+        module, fn = _load(c.path, f"kernelgen_bench_{i}", spec.name)
+        modules[c.label] = module
+        if isinstance(fn, str):
+            load_errors[c.label] = fn
+        else:
+            fns[c.label] = fn
+    rows: dict[str, list[ShapeTiming]] = {label: [] for label in labels}
+    failed: dict[str, list[ShapeFailure]] = {label: [] for label in labels}
+
+    for shape in shapes:
+        # Each shape compiles its own static graph; a reset keeps dynamo's recompile limit and
+        # automatic-dynamic shapes out of the peer's figures.
+        torch.compiler.reset()
+        impls = dict(fns)
+        if req.peers:
+            impls["eager"] = spec.reference
+            impls["compile"] = torch.compile(spec.reference, dynamic=False)
+        sets = _input_sets(spec, shape, req.seed)
+        calls = {label: rotating(fn, sets) for label, fn in impls.items()}
+        errors = dict(load_errors)
+        errors.update((label, err) for label, call in calls.items() if (err := _warm(call)))
+        times, late = interleaved(
+            {k: v for k, v in calls.items() if k not in errors}, rounds=req.rounds
+        )
+        errors.update(late)
+        cost = spec.cost(shape.dims, shape.dtype)
+        seed_time = times.get(SEED_LABEL)
+        for label in labels:
+            if label not in times:
+                why = errors.get(label, "no time")
+                failed[label].append(ShapeFailure(shape=shape.name, who="candidate", error=why))
+                continue
+            is_seed = label == SEED_LABEL
+            others = [*PEERS, *([] if is_seed else [SEED_LABEL])]
+            failed[label] += [
+                ShapeFailure(shape=shape.name, who=who, error=errors[who])  # type: ignore[arg-type]
+                for who in others
+                if who in errors
+            ]
+            rows[label].append(
+                roofline.shape_timing(
+                    shape.name,
+                    shape.dtype,
+                    cost.bytes,
+                    cost.flops,
+                    times[label],
+                    ceilings,
+                    eager=times.get("eager"),
+                    compiled=times.get("compile"),
+                    seed=None if is_seed else seed_time,
+                )
+            )
+        del sets, calls, impls
+        torch.cuda.empty_cache()
+
+    records = []
+    for c in req.contenders:
+        module = modules[c.label]
+        shape_rows = rows[c.label]
+        records.append(
+            BenchRecord(
+                op=spec.name,
+                candidate=c.path,
+                sha256=_sha256(c.path),
+                label=c.label,
+                shapes=shape_rows,
+                ceilings=ceilings,
+                environment=env,
+                geomean_eager=_geomean([r.speedup_eager for r in shape_rows]),
+                geomean_compile=_geomean([r.speedup_compile for r in shape_rows]),
+                geomean_seed=_geomean([r.speedup_seed for r in shape_rows]),
+                failed=failed[c.label],
+                compile=compile_facts(module) if module is not None else [],
+            )
+        )
+    return records
+
+
+def _prepare(root: str, seed: int) -> None:
+    os.chdir(root)
+    # A runaway allocation fails as an OOM of its own instead of starving the card.
+    torch.cuda.set_per_process_memory_fraction(GPU_MEMORY_FRACTION)
+    torch.manual_seed(seed)
+
+
+def main(request: str) -> str:
+    """Sandbox target: BenchRequest JSON in, BenchResult JSON out."""
+    req = BenchRequest.model_validate_json(request)
+    _prepare(req.root, req.seed)
+    with torch.no_grad():
+        records = run_bench(req)
+    return BenchResult(records=records).model_dump_json()
+
+
+def run_tune(req: TuneRequest) -> TuneResult:
+    from kernelgen.env import environment
+
+    spec = load_spec(req.op)
+    shapes = select_shapes(spec, req.shapes)
+    indices = req.indices or list(range(len(req.sources)))
+    env = environment("cuda")
+    results: dict[int, list[VariantShape]] = {i: [] for i in indices}
+    modules: dict[int, ModuleType] = {}
+    fns: dict[int, Callable[..., Any]] = {}
+    load_errors: dict[int, str] = {}
+    with tempfile.TemporaryDirectory(prefix="kernelgen-tune-") as tmp:
+        for i, source in zip(indices, req.sources, strict=True):
+            path = Path(tmp) / f"variant_{i}.py"
+            path.write_text(source)
+            # Triton reads a kernel's source from its file: it must exist while compiling.
+            module, fn = _load(str(path), f"kernelgen_variant_{i}", spec.name)
+            if module is not None:
+                modules[i] = module
+            if isinstance(fn, str):
+                load_errors[i] = fn
+            else:
+                fns[i] = fn
+
+        def result() -> TuneResult:
+            return TuneResult(
+                variants=[
+                    VariantTiming(
+                        index=i,
+                        shapes=results[i],
+                        compile=compile_facts(modules[i]) if i in modules else [],
+                    )
+                    for i in indices
+                ],
+                environment=env,
+            )
+
+        for shape in shapes:
+            sets = _input_sets(spec, shape, req.seed)
+            calls = {str(i): rotating(fn, sets) for i, fn in fns.items()}
+            errors = {int(k): e for k, e in load_errors.items()}
+            for key, call in calls.items():
+                err = _warm(call)
+                if err is None:
+                    continue
+                errors[int(key)] = err
+                if not _cuda_ok():
+                    results[int(key)].append(VariantShape(shape=shape.name, error=err))
+                    out = result()
+                    out.poisoned_by, out.poisoned_shape = int(key), shape.name
+                    return out
+            live = {k: c for k, c in calls.items() if int(k) not in errors}
+            times, late = interleaved(live, rounds=req.rounds, graph_below_us=None, host=False)
+            errors.update({int(k): e for k, e in late.items()})
+            for i in indices:
+                t = times.get(str(i))
+                results[i].append(
+                    VariantShape(
+                        shape=shape.name,
+                        median_us=t.median_us if t else None,
+                        spread=t.spread if t else None,
+                        error=None if t else errors.get(i, "no time"),
+                    )
+                )
+            del sets, calls, live
+            torch.cuda.empty_cache()
+        return result()
+
+
+def tune_main(request: str) -> str:
+    """Sandbox target: TuneRequest JSON in, TuneResult JSON out."""
+    req = TuneRequest.model_validate_json(request)
+    _prepare(req.root, req.seed)
+    with torch.no_grad():
+        return run_tune(req).model_dump_json()

@@ -1,0 +1,407 @@
+"""What of bench/ runs without a GPU: request validation, the device check, the interleaving
+logic with fake timers, the ceilings cache, compile facts, and saving records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+from pydantic import ValidationError
+
+from kernelgen.bench import bench_files, save_bench, timing, tune_variants
+from kernelgen.bench.ceilings import cache_path, load_cached
+from kernelgen.bench.worker import BenchRequest, TuneRequest, compile_facts, select_shapes
+from kernelgen.errors import NoDeviceError, UsageError
+from kernelgen.records import BenchRecord, Ceilings, Environment
+from kernelgen.spec import BenchShape, OpSpec, load_module, load_spec
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = ROOT / "seeds" / "softmax.py"
+no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")
+
+
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("KERNELGEN_ROOT", raising=False)
+
+
+@no_cuda
+def test_bench_files_needs_a_gpu() -> None:
+    with pytest.raises(NoDeviceError, match="no CUDA device: kernelgen bench needs a GPU"):
+        bench_files("softmax", [("seed", SEED)])
+    assert NoDeviceError("x").exit_code == 2
+
+
+@no_cuda
+def test_tune_variants_needs_a_gpu() -> None:
+    with pytest.raises(NoDeviceError):
+        tune_variants("softmax", [SEED.read_text()], shapes=["4096x4096"])
+
+
+def test_bad_requests_are_usage_errors_before_the_device_check() -> None:
+    with pytest.raises(UsageError, match="no bench shape 'nope'; known: 4096x4096"):
+        bench_files("softmax", [("seed", SEED)], shapes=["nope"])
+    with pytest.raises(UsageError, match="no such file"):
+        bench_files("softmax", [("seed", ROOT / "seeds" / "missing.py")])
+    with pytest.raises(UsageError, match="duplicate labels"):
+        bench_files("softmax", [("a", SEED), ("a", SEED)])
+    with pytest.raises(UsageError, match="unknown operator"):
+        bench_files("no_such_op", [("seed", SEED)])
+
+
+def _req(**kw: object) -> dict:
+    base = {"op": "softmax", "root": str(ROOT), "contenders": [{"label": "seed", "path": "s.py"}]}
+    return {**base, **kw}
+
+
+def test_bench_request_validation() -> None:
+    req = BenchRequest.model_validate(_req())
+    assert req.peers and req.shapes is None and req.rounds == timing.ROUNDS
+    with pytest.raises(ValidationError, match="reserved for the peers"):
+        BenchRequest.model_validate(_req(contenders=[{"label": "eager", "path": "a.py"}]))
+    with pytest.raises(ValidationError, match="duplicate labels"):
+        BenchRequest.model_validate(
+            _req(contenders=[{"label": "a", "path": "a.py"}, {"label": "a", "path": "b.py"}])
+        )
+    with pytest.raises(ValidationError):
+        BenchRequest.model_validate(_req(contenders=[]))
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        BenchRequest.model_validate(_req(warmup=3))
+    with pytest.raises(ValidationError):
+        BenchRequest.model_validate(_req(rounds=0))
+    with pytest.raises(ValidationError, match="one per source"):
+        TuneRequest(op="softmax", root=".", sources=["a", "b"], indices=[0])
+
+
+def test_select_shapes_keeps_the_spec_order() -> None:
+    spec = load_spec("softmax")
+    assert [s.name for s in select_shapes(spec, None)] == [s.name for s in spec.data.bench]
+    picked = select_shapes(spec, ["1x32000", "4096x4096"])
+    assert [s.name for s in picked] == ["4096x4096", "1x32000"]
+
+
+def test_rotating_cycles_through_the_input_sets() -> None:
+    seen: list[int] = []
+    call = timing.rotating(seen.append, [[0], [1], [2]])
+    for _ in range(7):
+        call()
+    assert seen == [0, 1, 2, 0, 1, 2, 0]
+
+
+def test_rotated_order_and_summary() -> None:
+    assert timing.rotated(["a", "b", "c"], 0) == ["a", "b", "c"]
+    assert timing.rotated(["a", "b", "c"], 4) == ["b", "c", "a"]
+    assert timing.rotated([], 3) == []
+    med, spread = timing.summarize([10.0, 11.0, 9.0, 10.0, 10.5])
+    assert med == 10.0 and spread == pytest.approx(0.2)
+    assert timing.graph_calls(5.0) == 400
+    assert timing.graph_calls(0.0) == timing.GRAPH_CALLS[1]
+    assert timing.graph_calls(1e6) == timing.GRAPH_CALLS[0]
+    assert timing.host_calls(1e6) == timing.HOST_CALLS[0]
+
+
+class _FakeGraph:
+    made: list[tuple[str, int]] = []
+
+    def __init__(self, call: timing.Call, n: int):
+        if call() == "nograph":
+            raise RuntimeError("operation not permitted when stream is capturing")
+        self.label = call()
+        _FakeGraph.made.append((self.label, n))
+
+    def time_us(self) -> float:
+        return 1.0
+
+    def close(self) -> None:
+        pass
+
+
+def test_interleaved_rounds_with_fake_timers() -> None:
+    order: list[str] = []
+    per_call = {"a": [5.0, 6.0, 5.0, 4.0, 5.0], "b": [20.0] * 5}
+
+    def bench(call: timing.Call) -> float:
+        label = call()
+        order.append(label)
+        return per_call[label][sum(x == label for x in order) - 1]
+
+    def boom() -> str:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered\nmore")
+
+    calls = {"a": lambda: "a", "b": lambda: "b", "bad": boom, "nograph": lambda: "nograph"}
+    per_call["nograph"] = [7.0] * 5
+    _FakeGraph.made = []
+    times, errors = timing.interleaved(
+        calls, rounds=5, bench=bench, graph_timer=_FakeGraph, host_timer=lambda c, n: 9.0
+    )
+    # Each round starts one label later; the failed label drops out after its error.
+    assert order[:3] == ["a", "b", "nograph"]
+    assert order[3:6] == ["b", "nograph", "a"]
+    assert errors == {"bad": "RuntimeError: CUDA error: an illegal memory access was encountered"}
+    assert times["a"].median_us == 5.0 and times["a"].spread == pytest.approx(0.4)
+    assert times["b"].median_us == 20.0 and times["b"].spread == 0.0
+    # The first round found a call under 10 us, so every label is graph-timed from round 2;
+    # a failed capture keeps the label's other figures.
+    assert times["a"].graph_us == 1.0 and times["b"].graph_us == 1.0
+    assert times["nograph"].graph_us is None and times["nograph"].median_us == 7.0
+    assert sorted(_FakeGraph.made) == [("a", 333), ("b", 100)]
+    assert times["a"].host_us == 9.0
+
+
+def test_interleaved_skips_graphs_for_long_calls() -> None:
+    times, errors = timing.interleaved(
+        {"x": lambda: None}, rounds=3, bench=lambda c: 50.0, graph_timer=_FakeGraph, host=False
+    )
+    assert not errors and times["x"].graph_us is None and times["x"].host_us is None
+
+
+def test_describe_error_is_one_line() -> None:
+    assert timing.describe_error(ValueError("")) == "ValueError"
+    assert timing.describe_error(KeyError("k")) == "KeyError: 'k'"
+
+
+def _ceilings(gpu: str = "NVIDIA H200") -> Ceilings:
+    return Ceilings(
+        gpu=gpu, copy_gbps=4270.0, bf16_tflops=712.0, launch_us=2.5,
+        measured="2026-11-30T00:00:00+00:00", torch="2.11.0+cu130", triton="3.6.0",
+    )  # fmt: skip
+
+
+def test_ceilings_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KERNELGEN_CACHE", str(tmp_path))
+    path = cache_path("NVIDIA H200 NVL (x/2)", "2.11.0+cu130", "3.6.0")
+    assert path == tmp_path / "ceilings-NVIDIA_H200_NVL_x_2-torch2.11.0_cu130-triton3.6.0.json"
+    assert load_cached(path) is None
+    path.write_text("{not json")
+    assert load_cached(path) is None
+    path.write_text(_ceilings().model_dump_json())
+    assert load_cached(path) == _ceilings()
+
+
+_KERNELS = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _helper(x):
+    return x
+
+
+@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=[])
+@triton.heuristics({"B": lambda args: 4})
+@triton.jit
+def _tuned_kernel(x_ptr, B: tl.constexpr):
+    pass
+
+
+@triton.jit
+def _plain_kernel(x_ptr):
+    pass
+
+
+def op(x):
+    return x
+"""
+
+
+def test_compile_facts_reads_the_compiled_kernels(tmp_path: Path) -> None:
+    from triton.runtime.jit import JITFunction
+
+    (tmp_path / "cand.py").write_text(_KERNELS)
+    module = load_module(tmp_path / "cand.py", "kernelgen_test_compile_facts")
+    tuned = module._tuned_kernel.fn.fn
+    if not isinstance(tuned, JITFunction):
+        pytest.skip("triton.jit runs interpreted here (TRITON_INTERPRET=1)")
+    assert compile_facts(module) == []  # nothing compiled yet
+    meta = SimpleNamespace(shared=16384, num_warps=8, num_stages=3)
+    tuned.device_caches[0] = ({"k1": SimpleNamespace(n_regs=96, n_spills=4, metadata=meta)},)
+    plain = SimpleNamespace(metadata=SimpleNamespace(shared=0, num_warps=4, num_stages=3))
+    future = SimpleNamespace(result=lambda: plain)  # async compile: a future, loaded lazily
+    module._plain_kernel.device_caches[0] = ({"k2": future},)
+    facts = {f.kernel: f for f in compile_facts(module)}
+    assert set(facts) == {"_tuned_kernel", "_plain_kernel"}
+    t = facts["_tuned_kernel"]
+    assert (t.registers, t.spills, t.shared_bytes, t.num_warps, t.num_stages) == (
+        96,
+        4,
+        16384,
+        8,
+        3,
+    )
+    p = facts["_plain_kernel"]
+    assert p.registers is None and p.shared_bytes == 0  # not loaded yet: no register count
+
+
+def _tiny_record(label: str) -> BenchRecord:
+    env = Environment(
+        device="cuda", torch="2.11.0", triton="3.6.0", python="3.12", host="h", interpreter=False
+    )
+    return BenchRecord(
+        op="softmax", candidate="c.py", sha256="0", label=label, shapes=[],
+        ceilings=_ceilings(), environment=env,
+    )  # fmt: skip
+
+
+def test_save_bench_writes_atomically_under_evaluations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "references").mkdir()
+    (tmp_path / "seeds").mkdir()
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    first = save_bench(_tiny_record("r01-c02/x"), "softmax")
+    second = save_bench(_tiny_record("r01-c02/x"), "softmax")
+    assert first.parent == tmp_path / "evaluations" / "softmax"
+    assert first.name.startswith("bench-r01-c02_x-") and first.suffix == ".json"
+    assert second != first and second.is_file()
+    assert BenchRecord.model_validate(json.loads(first.read_text())).label == "r01-c02/x"
+    assert not list(first.parent.glob(".*.tmp"))
+
+
+# ---- the worker's flow on CPU, with the GPU parts faked ---------------------------------------
+
+_CANDIDATES = {
+    "fast.py": "import torch\n\ndef softmax(x):\n    return torch.softmax(x, -1)\n",
+    "raises.py": "def softmax(x):\n    raise RuntimeError('out of resource: shared memory')\n",
+    "broken.py": "def softmax(x:\n",
+    "misnamed.py": "def soft_max(x):\n    return x\n",
+}
+_TIMES = {"seed": 30.0, "fast": 20.0, "raises": 1.0, "broken": 1.0, "misnamed": 1.0,
+          "eager": 60.0, "compile": 40.0}  # fmt: skip
+
+
+def _fake_gpu(monkeypatch: pytest.MonkeyPatch, cuda_ok: bool = True) -> None:
+    from kernelgen.bench import worker
+    from kernelgen.inputs import make_inputs
+    from kernelgen.records import PeerTime
+
+    def fake_interleaved(
+        calls: dict[str, timing.Call], rounds: int = 5, **kw: object
+    ) -> tuple[dict[str, PeerTime], dict[str, str]]:
+        for call in calls.values():
+            call()
+        return {k: PeerTime(median_us=_TIMES[k], spread=0.01) for k in calls}, {}
+
+    def sets(spec: OpSpec, shape: BenchShape, seed: int) -> list[list[object]]:
+        return [make_inputs(spec, shape, "float32", "normal", seed, "cpu")]
+
+    env = Environment(device="cuda", gpu="fake", torch="t", triton="t", python="p", host="h",
+                      interpreter=False)  # fmt: skip
+    monkeypatch.setattr(worker, "interleaved", fake_interleaved)
+    monkeypatch.setattr(worker, "_input_sets", sets)
+    monkeypatch.setattr(worker, "get_ceilings", _ceilings)
+    monkeypatch.setattr(worker, "_cuda_ok", lambda: cuda_ok)
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: env)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: fn)
+
+
+def test_run_bench_builds_one_record_per_contender(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kernelgen.bench.worker import BenchRequest, Contender, run_bench
+
+    _fake_gpu(monkeypatch)
+    for name, text in _CANDIDATES.items():
+        (tmp_path / name).write_text(text)
+    # A torch stand-in for the seed: a real Triton kernel cannot launch without a driver.
+    (tmp_path / "seed.py").write_text(_CANDIDATES["fast.py"])
+    contenders = [
+        Contender(label=name[:-3], path=str(tmp_path / name)) for name in ["seed.py", *_CANDIDATES]
+    ]
+    req = BenchRequest(op="softmax", root=str(ROOT), contenders=contenders,
+                       shapes=["1x32000", "16x151936"])  # fmt: skip
+    records = {r.label: r for r in run_bench(req)}
+    assert list(records) == ["seed", "fast", "raises", "broken", "misnamed"]
+
+    fast = records["fast"]
+    assert [s.shape for s in fast.shapes] == ["1x32000", "16x151936"] and fast.failed == []
+    row = fast.shapes[0]
+    assert (row.speedup_eager, row.speedup_compile, row.speedup_seed) == pytest.approx(
+        (3.0, 2.0, 1.5)
+    )
+    assert fast.geomean_seed == pytest.approx(1.5) and fast.geomean_eager == pytest.approx(3.0)
+    assert row.bound == "launch" and row.suspect is None
+    assert len(fast.sha256) == 64
+
+    seed = records["seed"]
+    assert seed.geomean_seed is None and seed.shapes[0].speedup_seed is None
+    assert seed.geomean_eager == pytest.approx(2.0)
+
+    for label, text in [
+        ("raises", "RuntimeError: out of resource: shared memory"),
+        ("broken", "syntax error"),
+        ("misnamed", "no function named 'softmax'"),
+    ]:
+        rec = records[label]
+        assert rec.shapes == [] and [f.shape for f in rec.failed] == ["1x32000", "16x151936"]
+        assert all(f.who == "candidate" and text in f.error for f in rec.failed), rec.failed
+
+
+def test_run_tune_stops_when_a_variant_breaks_the_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kernelgen.bench.worker import TuneRequest, run_tune
+
+    _fake_gpu(monkeypatch)
+    _TIMES.update({"0": 5.0, "2": 7.0})
+    ok = _CANDIDATES["fast.py"]
+    req = TuneRequest(op="softmax", root=str(ROOT), sources=[ok, _CANDIDATES["raises.py"], ok],
+                      shapes=["1x32000"])  # fmt: skip
+    res = run_tune(req)
+    assert res.poisoned_by is None
+    times = [v.shapes[0].median_us for v in res.variants]
+    assert times == [5.0, None, 7.0]
+    assert "out of resource" in (res.variants[1].shapes[0].error or "")
+
+    _fake_gpu(monkeypatch, cuda_ok=False)
+    res = run_tune(req)
+    assert (res.poisoned_by, res.poisoned_shape) == (1, "1x32000")
+    assert [len(v.shapes) for v in res.variants] == [0, 1, 0]
+
+
+def test_tune_variants_isolates_crashes_and_broken_contexts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import kernelgen.bench as bench
+    from kernelgen.bench.worker import TuneRequest, TuneResult, VariantShape, VariantTiming
+
+    calls: list[tuple[list[int], list[str]]] = []
+
+    def fake_worker(target: str, request: str, timeout_s: float) -> str | tuple[str, str]:
+        req = TuneRequest.model_validate_json(request)
+        idx, shapes = req.indices or [], req.shapes or []
+        calls.append((idx, shapes))
+        if 3 in idx:  # variant 3 segfaults the process
+            return "crash", "process died of SIGSEGV (segmentation fault)"
+        out = TuneResult(variants=[])
+        for i in idx:
+            rows = []
+            for n in shapes:
+                if i == 1 and n == "1x32000":  # variant 1 breaks the context on the 2nd shape
+                    rows.append(VariantShape(shape=n, error="RuntimeError: CUDA error: illegal"))
+                    out.poisoned_by, out.poisoned_shape = 1, n
+                    break
+                rows.append(VariantShape(shape=n, median_us=10.0 + i, spread=0.0))
+            out.variants.append(VariantTiming(index=i, shapes=rows))
+            if out.poisoned_by is not None:
+                break
+        return out.model_dump_json()
+
+    monkeypatch.setattr(bench, "_run_worker", fake_worker)
+    monkeypatch.setattr(bench, "_require_cuda", lambda: None)
+    sources = ["v0", "v1", "v2", "v3"]
+    res = tune_variants("softmax", sources, shapes=["4096x4096", "1x32000"])
+    by = {v.index: {s.shape: s for s in v.shapes} for v in res.variants}
+    assert [v.index for v in res.variants] == [0, 1, 2, 3]
+    assert by[0]["4096x4096"].median_us == 10.0 and by[0]["1x32000"].median_us == 10.0
+    assert by[1]["4096x4096"].median_us == 11.0 and "illegal" in (by[1]["1x32000"].error or "")
+    assert by[2]["1x32000"].median_us == 12.0
+    assert all("SIGSEGV" in (s.error or "") for s in by[3].values())
+    # The crash split the group; the broken context re-ran the others from its shape on.
+    assert calls[0][0] == [0, 1, 2, 3] and [0, 1] in [c[0] for c in calls]
+    assert ([0], ["1x32000"]) in calls

@@ -1,0 +1,180 @@
+"""The pure math of benchmarking: floors, bounds, geomeans, the physical floor, acceptance."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from kernelgen.bench import accepts, roofline
+from kernelgen.records import BenchRecord, Ceilings, Environment, PeerTime, ShapeFailure
+
+# Round numbers near an H200's: 4000 GB/s = 4e6 bytes/us, 800 TFLOP/s = 8e8 flops/us.
+CEIL = Ceilings(
+    gpu="NVIDIA H200",
+    copy_gbps=4000.0,
+    bf16_tflops=800.0,
+    launch_us=3.0,
+    measured="2026-11-30T00:00:00+00:00",
+    torch="2.11.0",
+    triton="3.6.0",
+)
+ENV = Environment(
+    device="cuda", torch="2.11.0", triton="3.6.0", python="3.12.3", host="h", interpreter=False
+)
+
+
+def test_floor_is_the_larger_term() -> None:
+    assert roofline.memory_us(4_000_000, CEIL) == pytest.approx(1.0)
+    assert roofline.compute_us(800_000_000, CEIL) == pytest.approx(1.0)
+    # 64 MB and few flops: bytes decide.
+    assert roofline.floor_us(64_000_000, 1000, CEIL) == pytest.approx(16.0)
+    # An 8192^3 matmul: flops decide (1.1e12 / 8e8 = 1374 us against 100 us of bytes).
+    flops = 2 * 8192**3
+    assert roofline.floor_us(400_000_000, flops, CEIL) == pytest.approx(flops / 8e8)
+
+
+def test_rates_and_limit() -> None:
+    assert roofline.gbps(4_000_000, 2.0) == pytest.approx(2000.0)
+    assert roofline.tflops(800_000_000, 2.0) == pytest.approx(400.0)
+    assert roofline.limit_pct(16.0, 20.0) == pytest.approx(80.0)
+
+
+def test_bound_classification() -> None:
+    assert roofline.bound(64_000_000, 5 * 16_000_000, CEIL) == "memory"
+    assert roofline.bound(400_000_000, 2 * 8192**3, CEIL) == "compute"
+    # 128 KB moves in 0.03 us: far below two launches (6 us), so launches decide.
+    assert roofline.bound(128_000, 160_000, CEIL) == "launch"
+    # Just above 2 launch latencies is no longer launch-bound.
+    assert roofline.bound(int(6.1 * 4e6), 0, CEIL) == "memory"
+
+
+def test_geomean() -> None:
+    assert roofline.geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert roofline.geomean([1.5]) == pytest.approx(1.5)
+    assert roofline.geomean(iter([0.5, 2.0])) == pytest.approx(1.0)
+    assert roofline.geomean([]) is None
+    with pytest.raises(ValueError):
+        roofline.geomean([0.0, 1.0])
+
+
+def test_physical_floor() -> None:
+    assert roofline.physical_floor_violation(8.9, 10.0)
+    assert not roofline.physical_floor_violation(9.0, 10.0)
+    assert not roofline.physical_floor_violation(25.0, 10.0)
+
+
+def _pt(us: float, spread: float = 0.0) -> PeerTime:
+    return PeerTime(median_us=us, spread=spread)
+
+
+def test_shape_timing_row() -> None:
+    row = roofline.shape_timing(
+        "4096x4096", "bfloat16", 64_000_000, 80_000_000, _pt(20.0), CEIL,
+        eager=_pt(60.0), compiled=_pt(40.0), seed=_pt(30.0),
+    )  # fmt: skip
+    assert row.floor_us == pytest.approx(16.0)
+    assert row.limit_pct == pytest.approx(80.0)
+    assert row.gbps == pytest.approx(3200.0)
+    assert row.bound == "memory"
+    assert (row.speedup_eager, row.speedup_compile, row.speedup_seed) == pytest.approx(
+        (3.0, 2.0, 1.5)
+    )
+    assert row.suspect is None
+
+
+def test_shape_timing_flags_a_time_below_the_floor() -> None:
+    row = roofline.shape_timing("s", "bfloat16", 64_000_000, 0, _pt(10.0), CEIL)
+    assert row.suspect is not None and "floor 16.00 us" in row.suspect
+    assert row.speedup_eager is None and row.speedup_seed is None
+
+
+def _record(times: dict[str, tuple[float, float]], **extra: object) -> BenchRecord:
+    shapes = [
+        roofline.shape_timing(name, "bfloat16", 4_000_000, 0, _pt(us, spread), CEIL)
+        for name, (us, spread) in times.items()
+    ]
+    return BenchRecord(
+        op="softmax", candidate="c.py", sha256="0", label="x", shapes=shapes,
+        ceilings=CEIL, environment=ENV, **extra,
+    )  # fmt: skip
+
+
+BEST = {"a": (100.0, 0.0), "b": (200.0, 0.0), "c": (50.0, 0.0)}
+
+
+def test_accepts_a_clear_win() -> None:
+    new = _record({"a": (80.0, 0.01), "b": (160.0, 0.01), "c": (40.0, 0.01)})
+    ok, why = accepts(new, _record(BEST))
+    assert ok, why
+    assert "x1.250" in why
+
+
+def test_rejects_a_gain_under_two_percent() -> None:
+    new = _record({n: (us / 1.015, 0.0) for n, (us, _) in BEST.items()})
+    ok, why = accepts(new, _record(BEST))
+    assert not ok and "does not beat x1.020" in why
+
+
+def test_noise_raises_the_bar() -> None:
+    # 5% faster everywhere: enough with 1% noise (bar 1.03), not with 2% noise (bar 1.06).
+    quiet = _record({n: (us / 1.05, 0.01) for n, (us, _) in BEST.items()})
+    noisy = _record({n: (us / 1.05, 0.02) for n, (us, _) in BEST.items()})
+    assert accepts(quiet, _record(BEST))[0]
+    ok, why = accepts(noisy, _record(BEST))
+    assert not ok and "x1.060" in why
+    # The best's own noise counts too.
+    best_noisy = _record({n: (us, 0.02) for n, (us, _) in BEST.items()})
+    assert not accepts(quiet, best_noisy)[0]
+
+
+def test_one_noisy_shape_does_not_set_the_bar() -> None:
+    new = _record({"a": (90.0, 0.0), "b": (180.0, 0.0), "c": (45.0, 0.3)})
+    ok, why = accepts(new, _record(BEST))
+    assert ok, why
+
+
+def test_rejects_a_regression_beyond_five_percent() -> None:
+    # Geomean well above the bar, but shape c is 6% slower.
+    new = _record({"a": (50.0, 0.0), "b": (100.0, 0.0), "c": (53.0, 0.0)})
+    ok, why = accepts(new, _record(BEST))
+    assert not ok and why.startswith("c regresses by 6.0%")
+    # 4% slower on one shape is tolerated.
+    assert accepts(_record({"a": (50.0, 0.0), "b": (100.0, 0.0), "c": (52.0, 0.0)}),
+                   _record(BEST))[0]  # fmt: skip
+
+
+def test_rejects_failures_suspects_and_missing_shapes() -> None:
+    fast = {n: (us / 2, 0.0) for n, (us, _) in BEST.items()}
+    failed = _record(
+        {"a": fast["a"], "b": fast["b"]},
+        failed=[ShapeFailure(shape="c", who="candidate", error="OutOfResources: shared memory")],
+    )
+    ok, why = accepts(failed, _record(BEST))
+    assert not ok and "failed on c: OutOfResources" in why
+
+    missing = _record({"a": fast["a"], "b": fast["b"]})
+    ok, why = accepts(missing, _record(BEST))
+    assert not ok and "no time on c" in why
+
+    # 4 MB in 1 us is exactly the floor: allowed; in 0.5 us it is physically impossible.
+    at_floor = _record({**fast, "a": (1.0, 0.0)})
+    assert at_floor.shapes[0].suspect is None
+    cheat = _record({**fast, "a": (0.5, 0.0)})
+    ok, why = accepts(cheat, _record(BEST))
+    assert not ok and "re-check it in a fresh process" in why
+
+
+def test_a_peer_failure_does_not_block_acceptance() -> None:
+    new = _record(
+        {n: (us / 2, 0.0) for n, (us, _) in BEST.items()},
+        failed=[ShapeFailure(shape="a", who="compile", error="BackendCompilerFailed: x")],
+    )
+    assert accepts(new, _record(BEST))[0]
+
+
+def test_geomean_math_in_the_reason() -> None:
+    new = _record({"a": (50.0, 0.0), "b": (200.0, 0.0), "c": (50.0, 0.0)})
+    ok, why = accepts(new, _record(BEST))
+    assert ok and f"x{2 ** (1 / 3):.3f}" in why
+    assert math.isclose(roofline.geomean([2.0, 1.0, 1.0]) or 0, 2 ** (1 / 3))
