@@ -99,7 +99,9 @@ class SpecData(_Strict):
     reduction: str | None = Field(None, description="dim whose length grows atol")
     bucket: list[str] = Field(default_factory=list, description="dims that key tuned configs")
     tolerances: dict[DType, Tolerance] = Field(default_factory=dict)
-    error_ratio: float = Field(4.0, gt=1.0)
+    error_ratio: float = Field(
+        2.0, gt=1.0, description="max candidate error / torch's error in the same dtype"
+    )
 
     @model_validator(mode="after")
     def _dims_resolve(self) -> SpecData:

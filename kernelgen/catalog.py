@@ -1,0 +1,72 @@
+"""What the project holds per operator: reference, seed, generated version, cases, shapes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kernelgen import paths, store
+from kernelgen.errors import UsageError
+from kernelgen.spec import known_ops, load_spec, seed_path
+
+
+def manifest() -> dict[str, Any]:
+    path = paths.library_dir() / "MANIFEST.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except ValueError:
+        raise UsageError(f"{path}: not valid JSON") from None
+    ops = data.get("ops", data) if isinstance(data, dict) else {}
+    return ops if isinstance(ops, dict) else {}
+
+
+def list_ops() -> list[dict[str, Any]]:
+    entries = manifest()
+    rows = []
+    for name in known_ops():
+        spec = load_spec(name)
+        entry = entries.get(name)
+        generated = (paths.library_dir() / f"{name}.py").is_file()
+        status = "no"
+        if generated and isinstance(entry, dict):
+            status = entry.get("proposer") or "yes"
+        rows.append({
+            "name": name,
+            "seed": seed_path(name).is_file(),
+            "generated": generated,
+            "generated_status": status,
+            "cases": len(spec.cases),
+            "interpreter_cases": sum(c.interpreter for c in spec.cases),
+            "bench_shapes": [b.name for b in spec.data.bench],
+        })
+    return rows
+
+
+def generated_source(op: str) -> tuple[str, Path]:
+    """The evaluated source behind the library's kernel: the candidate file its manifest names,
+    or the seed when the library still holds the seed."""
+    entry = manifest().get(op)
+    if not isinstance(entry, dict) or not (paths.library_dir() / f"{op}.py").is_file():
+        raise UsageError(f"{op}: no generated version in {paths.library_dir()}")
+    run_id, cand = entry.get("run_id"), entry.get("candidate_id")
+    if run_id and cand:
+        return "generated", store.candidate_path(op, run_id, cand)
+    return "generated", seed_path(op)
+
+
+def bench_target(op: str, file: Path | None, seed: bool, generated: bool) -> tuple[str, Path]:
+    load_spec(op)
+    chosen = sum([file is not None, seed, generated])
+    if chosen != 1:
+        raise UsageError("give exactly one of FILE, --seed or --generated")
+    if seed:
+        return "seed", seed_path(op)
+    if generated:
+        return generated_source(op)
+    assert file is not None
+    if not file.is_file():
+        raise UsageError(f"{file}: no such file")
+    return file.stem, file

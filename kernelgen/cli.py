@@ -1,0 +1,261 @@
+"""The `kernelgen` command. Thin: each command parses, calls one function, prints with rich."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from kernelgen import views
+from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Generate, verify, profile and keep the best Triton kernel per operator.")
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def clean_errors(fn: F) -> F:
+    """A KernelgenError becomes one red line and its exit code; no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KernelgenError as e:
+            err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+            raise typer.Exit(e.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def emit_json(obj: Any) -> None:
+    """The last line of stdout: one JSON object."""
+    print(json.dumps(obj, default=str))
+
+
+class DeviceOpt(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+def _device(device: DeviceOpt | None) -> str:
+    from kernelgen.env import default_device
+
+    if device is None:
+        return default_device()
+    if device.value == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise NoDeviceError("--device cuda: no CUDA device here (use --device cpu)")
+    return device.value
+
+
+@app.command()
+@clean_errors
+def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last line")] = False):
+    """List the operators: seed, generated version, correctness cases, benchmark shapes."""
+    from kernelgen.catalog import list_ops
+
+    rows = list_ops()
+    if json_out:
+        emit_json({"ops": rows})
+    else:
+        out.print(views.ops_table(rows))
+
+
+@app.command()
+@clean_errors
+def verify(
+    op: Annotated[str, typer.Argument(help="operator name, e.g. softmax")],
+    file: Annotated[Path, typer.Argument(help="candidate module")],
+    device: Annotated[DeviceOpt | None, typer.Option(help="default: cuda when present")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="the whole verdict as JSON")] = False,
+    seed: Annotated[int | None, typer.Option(help="input seed (default: fresh)")] = None,
+    timeout: Annotated[float | None, typer.Option(help="hard limit in seconds")] = None,
+):
+    """Judge one candidate: exit 0 accepted, 1 rejected (with category and reason), 2 usage."""
+    from kernelgen.verify import verify_candidate
+
+    verdict = verify_candidate(op, file, device=_device(device), seed=seed, timeout_s=timeout)
+    if json_out:
+        emit_json(verdict.model_dump(mode="json"))
+    else:
+        out.print(views.verdict_text(verdict))
+    raise typer.Exit(0 if verdict.accepted else 1)
+
+
+@app.command()
+@clean_errors
+def bench(
+    op: Annotated[str, typer.Argument()],
+    file: Annotated[Path | None, typer.Argument(help="candidate module")] = None,
+    seed: Annotated[bool, typer.Option("--seed", help="bench seeds/OP.py")] = False,
+    generated: Annotated[bool, typer.Option("--generated", help="bench the library's kernel")] = False,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+):
+    """Time a kernel against torch eager and torch.compile on every benchmark shape (CUDA)."""
+    from kernelgen.catalog import bench_target
+
+    label, path = bench_target(op, file, seed, generated)
+    from kernelgen.bench import bench_files, save_bench
+
+    (record,) = bench_files(op, [(label, path)], peers=True)
+    saved = save_bench(record, op)
+    if json_out:
+        emit_json(record.model_dump(mode="json") | {"saved": str(saved)})
+    else:
+        out.print(views.bench_table(record))
+        out.print(f"saved {saved}")
+
+
+class ProposerOpt(str, Enum):
+    llm = "llm"
+    tune = "tune"
+    replay = "replay"
+    files = "files"
+
+
+class _LiveObserver:
+    """Round, candidate being judged, best so far and budget, above the finished candidates."""
+
+    def __init__(self, live: Live | None):
+        self.live = live
+        self.status = "starting"
+        self.run: Any = None
+
+    def _panel(self) -> Table:
+        t = Table.grid(padding=(0, 2))
+        run = self.run
+        if run is not None:
+            b = run.settings.budget
+            t.add_row("run", run.id, "round", f"{run.rounds_done + 1}/{b.rounds}")
+            cost = f"${run.usage.cost_usd:.4f}" if run.usage.cost_usd is not None else "-"
+            t.add_row("best", run.best or "seed", "budget",
+                      f"{run.usage.tokens} tokens, {cost}, {run.elapsed_s:.0f} s")
+        t.add_row("now", self.status)
+        return t
+
+    def event(self, message: str) -> None:
+        self.status = message
+        if self.live:
+            self.live.update(self._panel())
+
+    def candidate(self, record: Any, run: Any) -> None:
+        self.run = run
+        if self.live and record.status != "pending":
+            self.live.console.print(views.candidate_line(record, run))
+        if self.live:
+            self.live.update(self._panel())
+
+
+@app.command()
+@clean_errors
+def optimize(
+    ops: Annotated[list[str] | None, typer.Argument(help="operators (or --all)")] = None,
+    all_ops: Annotated[bool, typer.Option("--all", help="every operator")] = False,
+    proposer: Annotated[ProposerOpt | None, typer.Option(
+        help="default: llm when a model and endpoint are configured, else tune")] = None,
+    model: Annotated[str | None, typer.Option(help="LLM model name")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (or OPENAI_API_KEY)")] = None,
+    rounds: Annotated[int, typer.Option(min=1)] = 4,
+    candidates: Annotated[int, typer.Option(min=1, help="per round")] = 2,
+    repairs: Annotated[int, typer.Option(min=0, help="repair turns per failing candidate")] = 2,
+    device: Annotated[DeviceOpt | None, typer.Option()] = None,
+    max_tokens_total: Annotated[int | None, typer.Option(help="token budget")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="budget in USD")] = None,
+    time_limit: Annotated[float | None, typer.Option(help="seconds")] = None,
+    target_pct: Annotated[float | None, typer.Option(help="stop at this % of the limit")] = None,
+    resume: Annotated[str | None, typer.Option(help="continue this run id")] = None,
+    source: Annotated[str | None, typer.Option("--from", help="replay run id or files folder")]
+    = None,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+):
+    """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
+    from kernelgen.optimize import OptimizeOptions, optimize_op, resolve_ops
+
+    names = resolve_ops(ops or [], all_ops, resume)
+    options = OptimizeOptions(
+        proposer=proposer.value if proposer else None, model=model, base_url=base_url,
+        api_key=api_key, rounds=rounds, candidates=candidates, repairs=repairs,
+        device=_device(device), max_tokens_total=max_tokens_total, max_cost_usd=max_cost,
+        time_limit_s=time_limit, target_pct=target_pct, resume=resume, source=source,
+    )
+    for name in names:
+        if json_out:
+            summary = optimize_op(name, options, _LiveObserver(None))
+            emit_json(summary.model_dump(mode="json"))
+            continue
+        observer = _LiveObserver(None)
+        with Live(observer._panel(), console=out, refresh_per_second=4) as live:
+            observer.live = live
+            summary = optimize_op(name, options, observer)
+        best = summary.best or "the seed"
+        out.print(f"[bold]{name}[/bold] run {summary.run_id}: stopped: {summary.stopped}; "
+                  f"best {best}; promoted: {'yes' if summary.promoted else 'no'}")
+
+
+@app.command()
+@clean_errors
+def promote(
+    op: Annotated[str, typer.Argument()],
+    run: Annotated[str, typer.Option("--run", help="run id")],
+    candidate: Annotated[str | None, typer.Option(help="default: the run's best")] = None,
+):
+    """Write a run's accepted, CUDA-measured candidate into generated/kernelgen_ops."""
+    from kernelgen.package import promote_from_run
+
+    path = promote_from_run(op, run, candidate)
+    out.print(f"promoted into {path}")
+
+
+class FormatOpt(str, Enum):
+    text = "text"
+    md = "md"
+    html = "html"
+
+
+@app.command()
+@clean_errors
+def report(
+    op: Annotated[str | None, typer.Argument(help="operator (or --all)")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="default: the latest run")] = None,
+    candidate: Annotated[str | None, typer.Option(help="diff this candidate vs its parent")] = None,
+    fmt: Annotated[FormatOpt, typer.Option("--format")] = FormatOpt.text,
+    out_path: Annotated[Path | None, typer.Option("--out", help="also write here")] = None,
+    all_ops: Annotated[bool, typer.Option("--all", help="the library's status page")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="with --all: JSON on the last line")]
+    = False,
+):
+    """Review a run: summary, per-shape table, history, and the diff from seed to best."""
+    from kernelgen import report as reports
+
+    if all_ops:
+        status = reports.render_status(json_mode=json_out)
+        if json_out:
+            emit_json(status.data.model_dump(mode="json"))
+        else:
+            for item in status.renderables:
+                out.print(item)
+        return
+    if op is None:
+        raise UsageError("name an operator, or pass --all")
+    result = reports.render_run(op, run_id=run, candidate=candidate, fmt=fmt.value, out=out_path)
+    for item in result.renderables:
+        out.print(item)
+
+
+def main() -> None:  # pragma: no cover - console script
+    app()

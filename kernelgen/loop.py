@@ -1,0 +1,431 @@
+"""The optimize loop: propose -> gate -> verify -> (repair) -> tune -> bench -> select.
+
+State lives in the store, not in memory: every candidate is written 'pending' (with its source and
+transcript) before it is judged and rewritten with its verdict after, and the run's best is derived
+from the candidates' records. So a run killed at any point resumes where it stopped: pending
+candidates are judged, judged ones are not judged again, and the proposer is asked only for what
+the interrupted round still lacks.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from kernelgen import store, tuning
+from kernelgen.env import environment
+from kernelgen.propose.base import Context, HistoryItem, Proposal, Proposer
+from kernelgen.records import (
+    BenchRecord,
+    Budget,
+    CandidateRecord,
+    RunRecord,
+    RunSettings,
+    Usage,
+    Verdict,
+)
+from kernelgen.spec import OpSpec, load_spec, seed_path
+from kernelgen.verify import verify_candidate
+
+HARDWARE = (
+    "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
+    "about 4.8 TB/s (about 4.3 TB/s measured copy), about 990 dense bf16 TFLOP/s (about 710-790 "
+    "measured); TMA and wgmma are reachable through Triton 3.6 (tl.dot, tensor descriptors)."
+)
+_FIX = re.compile(r"-fix(\d+)$")
+
+
+class Observer(Protocol):
+    """What the CLI shows while the loop runs (the loop itself prints nothing)."""
+
+    def event(self, message: str) -> None: ...
+
+    def candidate(self, record: CandidateRecord, run: RunRecord) -> None: ...
+
+
+class _Silent:
+    def event(self, message: str) -> None:
+        pass
+
+    def candidate(self, record: CandidateRecord, run: RunRecord) -> None:
+        pass
+
+
+@dataclass
+class Loop:
+    spec: OpSpec
+    run: RunRecord
+    proposer: Proposer
+    observer: Observer = field(default_factory=_Silent)
+    records: list[CandidateRecord] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    # What earlier sessions of a resumed run spent, so budgets count the whole run.
+    usage_at_start: Usage = field(default_factory=Usage)
+    elapsed_at_start: float = 0.0
+
+    # ---- state derived from the store -------------------------------------------------------
+
+    @property
+    def op(self) -> str:
+        return self.run.op
+
+    @property
+    def budget(self) -> Budget:
+        return self.run.settings.budget
+
+    @property
+    def device(self) -> str:
+        return self.run.settings.device
+
+    def _save(self, rec: CandidateRecord, source: str | None = None,
+              proposal: Proposal | None = None) -> None:
+        store.save_candidate(self.op, self.run.id, rec, source,
+                             proposal.transcript if proposal else None)
+        for i, old in enumerate(self.records):
+            if old.id == rec.id:
+                self.records[i] = rec
+                break
+        else:
+            self.records.append(rec)
+        self.run.best = self._best_id()
+        self.run.elapsed_s = round(self._elapsed(), 1)
+        store.save_run(self.run)
+        self.observer.candidate(rec, self.run)
+
+    def _elapsed(self) -> float:
+        return self.elapsed_at_start + time.monotonic() - self.started
+
+    def _best_id(self) -> str | None:
+        best = None
+        for rec in self.records:
+            if rec.became_best:
+                best = rec.id
+        return best
+
+    def _best_source(self) -> str:
+        best = self._best_id()
+        if best is None:
+            return seed_path(self.op).read_text()
+        return store.candidate_source(self.op, self.run.id, best)
+
+    def _best_path(self) -> Path:
+        best = self._best_id()
+        return seed_path(self.op) if best is None else store.candidate_path(self.op, self.run.id,
+                                                                            best)
+
+    def _best_bench(self) -> BenchRecord | None:
+        best = self._best_id()
+        if best is None:
+            return self.run.seed_bench
+        return next(r.bench for r in self.records if r.id == best)
+
+    # ---- context -----------------------------------------------------------------------------
+
+    def context(self, round_no: int) -> Context:
+        bench = self._best_bench()
+        failures = [r for r in self.records if r.status == "rejected"]
+        last = failures[-1] if failures else None
+        detail = None
+        if last is not None:
+            detail = f"{last.id} (parent {last.parent}): {last.category}: {last.reason}"
+        return Context(
+            op=self.op,
+            round=round_no,
+            device=self.device,
+            spec=render_spec(self.spec),
+            reference_source=self.spec.path.read_text(),
+            seed_source=seed_path(self.op).read_text(),
+            best_source=self._best_source(),
+            best_id=self._best_id(),
+            timings=bench.shapes if bench else [],
+            compile=list(getattr(bench, "compile", []) or []) if bench else [],
+            history=[HistoryItem(id=r.id, parent=r.parent, status=r.status, category=r.category,
+                                 reason=r.reason, speedup=r.speedup) for r in self.records],
+            last_failure=detail,
+            hardware=HARDWARE,
+        )
+
+    # ---- budget ------------------------------------------------------------------------------
+
+    def out_of_budget(self) -> str | None:
+        b, usage = self.budget, self.run.usage
+        if b.time_limit_s is not None and self._elapsed() >= b.time_limit_s:
+            return f"time limit of {b.time_limit_s:.0f} s reached"
+        if b.max_tokens_total is not None and usage.tokens >= b.max_tokens_total:
+            return f"token budget of {b.max_tokens_total} reached ({usage.tokens} used)"
+        if (b.max_cost_usd is not None and usage.cost_usd is not None
+                and usage.cost_usd >= b.max_cost_usd):
+            return f"cost budget of ${b.max_cost_usd:.2f} reached (${usage.cost_usd:.4f} spent)"
+        return None
+
+    def target_reached(self) -> str | None:
+        bench = self._best_bench()
+        if self.budget.target_pct is None or bench is None or not bench.shapes:
+            return None
+        worst = min(s.limit_pct for s in bench.shapes if s.bound != "launch") if any(
+            s.bound != "launch" for s in bench.shapes) else None
+        if worst is not None and worst >= self.budget.target_pct:
+            return f"target reached: every shape at >= {self.budget.target_pct:.0f}% of its limit"
+        return None
+
+    # ---- judging one candidate --------------------------------------------------------------
+
+    def _sync_usage(self) -> None:
+        self.run.usage = self.usage_at_start + self.proposer.usage
+
+    def judge(self, rec: CandidateRecord, proposal: Proposal) -> CandidateRecord:
+        """Verify (and on CUDA bench) one candidate whose pending record is already stored."""
+        if proposal.source is None:
+            rec = rec.model_copy(update={"status": "rejected", "category": "no_code",
+                                         "reason": proposal.error or "the reply held no code"})
+            self._save(rec)
+            return rec
+        path = store.candidate_path(self.op, self.run.id, rec.id)
+        self.observer.event(f"verifying {rec.id}")
+        verdict = verify_candidate(self.op, path, device=self.device,
+                                   seed=random.SystemRandom().randrange(2**31))
+        rec = _with_verdict(rec, verdict)
+        self._save(rec)
+        if rec.status == "accepted" and self.device == "cuda":
+            rec = self.bench(rec)
+        return rec
+
+    def bench(self, rec: CandidateRecord) -> CandidateRecord:
+        """Time an accepted candidate against the best, interleaved; keep it if it wins."""
+        from kernelgen.bench import accepts, bench_files
+
+        self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
+        path = store.candidate_path(self.op, self.run.id, rec.id)
+        mine, best = bench_files(self.op, [(rec.id, path), ("best", self._best_path())],
+                                 peers=True)
+        wins, why = accepts(mine, best)
+        speedup = _geomean_ratio(best, mine)
+        rec = rec.model_copy(update={"bench": mine, "speedup": speedup, "became_best": wins,
+                                     "reason": why if not wins else None,
+                                     "compile": list(getattr(mine, "compile", []) or [])})
+        self._save(rec)
+        return rec
+
+    # ---- one round ---------------------------------------------------------------------------
+
+    def chains(self, round_no: int) -> list[list[CandidateRecord]]:
+        """This round's candidates grouped as [base, fix1, fix2, ...]; -tuned children apart."""
+        groups: dict[str, list[CandidateRecord]] = {}
+        for rec in self.records:
+            if rec.round != round_no or rec.id.endswith("-tuned"):
+                continue
+            base = _FIX.sub("", rec.id)
+            groups.setdefault(base, []).append(rec)
+        return [sorted(g, key=lambda r: _fix_no(r.id)) for g in groups.values()]
+
+    def _stored_proposal(self, rec: CandidateRecord) -> Proposal:
+        path = store.candidate_path(self.op, self.run.id, rec.id)
+        return Proposal(source=path.read_text() if path.is_file() else None,
+                        transcript=store.load_transcript(self.op, self.run.id, rec.id),
+                        name=rec.id, error=rec.reason)
+
+    def finish_chain(self, chain: list[CandidateRecord], round_no: int) -> None:
+        """Judge a pending candidate, run the repair turns of a rejected one, tune an accepted
+        one: whatever the chain still lacks."""
+        last = chain[-1]
+        if last.status == "pending":
+            last = self.judge(last, self._stored_proposal(last))
+        elif last.status == "accepted" and self.device == "cuda" and last.bench is None:
+            last = self.bench(last)
+        while last.status == "rejected" and _fix_no(last.id) < self.budget.repairs:
+            if self.out_of_budget():
+                return
+            failed = self._stored_proposal(last)
+            failure = f"{last.category}: {last.reason}"
+            self.observer.event(f"asking for a repair of {last.id}")
+            fix = self.proposer.repair(self.context(round_no), failed, failure)
+            self._sync_usage()
+            if fix is None:
+                return
+            rec = self.new_record(f"{_FIX.sub('', last.id)}-fix{_fix_no(last.id) + 1}",
+                                  round_no, last.id, fix)
+            last = self.judge(rec, fix)
+        if last.status == "accepted" and self.device == "cuda" and self.proposer.name != "tune":
+            self.tune_child(last, round_no)
+
+    def tune_child(self, parent: CandidateRecord, round_no: int) -> None:
+        """Tune the declared meta-parameters of a correct candidate, as a child candidate."""
+        source = store.candidate_source(self.op, self.run.id, parent.id)
+        if tuning.space(source) is None:
+            return
+        cid = f"{parent.id}-tuned"
+        if any(r.id == cid for r in self.records):
+            return
+        from kernelgen.propose.tune import tune_source
+
+        self.observer.event(f"tuning {parent.id}")
+        tuned = tune_source(self.spec, source)
+        if tuned is None or tuned.source == source:
+            return
+        rec = self.new_record(cid, round_no, parent.id, tuned, proposer="tune")
+        self.judge(rec, tuned)
+
+    def new_record(self, cid: str, round_no: int, parent: str | None, proposal: Proposal,
+                   proposer: str | None = None) -> CandidateRecord:
+        rec = CandidateRecord(
+            id=cid, round=round_no, parent=parent, proposer=proposer or self.proposer.name,
+            model=self.proposer.model if proposer is None else None, status="pending",
+            sha256=_sha(proposal.source) if proposal.source is not None else None,
+        )
+        self._save(rec, proposal.source, proposal)
+        return rec
+
+    def play_round(self, round_no: int) -> bool:
+        """Returns False when the proposer had nothing more to offer."""
+        chains = self.chains(round_no)
+        for chain in chains:
+            if self.out_of_budget():
+                return True
+            self.finish_chain(chain, round_no)
+        missing = self.budget.candidates - len(chains)
+        if missing <= 0:
+            return True
+        if self.out_of_budget():
+            return True
+        parent = self._best_id() or "seed"
+        self.observer.event(f"round {round_no}: asking {self.proposer.name} for {missing}")
+        proposals = self.proposer.propose(self.context(round_no), missing)
+        self._sync_usage()
+        if not proposals and not chains:
+            return False
+        records = [self.new_record(f"r{round_no:02d}-c{len(chains) + i + 1:02d}", round_no,
+                                   parent, p) for i, p in enumerate(proposals)]
+        # Proposals already paid for are judged even when the budget ran out meanwhile; the
+        # budget stops the next request, not the judging of what arrived.
+        for rec in records:
+            self.finish_chain([rec], round_no)
+        return True
+
+    def run_loop(self) -> RunRecord:
+        if self.device == "cuda" and self.run.seed_bench is None:
+            from kernelgen.bench import bench_files
+
+            self.observer.event("benchmarking the seed against torch eager and torch.compile")
+            (self.run.seed_bench,) = bench_files(self.op, [("seed", seed_path(self.op))],
+                                                 peers=True)
+            store.save_run(self.run)
+        stopped = None
+        stale_rounds = 0
+        for round_no in range(self.run.rounds_done + 1, self.budget.rounds + 1):
+            stopped = self.out_of_budget() or self.target_reached()
+            if stopped:
+                break
+            best_before = self._best_id()
+            if not self.play_round(round_no):
+                stopped = f"{self.proposer.name} had nothing more to propose"
+                break
+            stopped = self.out_of_budget()
+            if stopped:
+                break
+            self.run.rounds_done = round_no
+            store.save_run(self.run)
+            stale_rounds = stale_rounds + 1 if self._best_id() == best_before else 0
+            if self.device == "cuda" and stale_rounds >= self.budget.stagnation:
+                stopped = f"no gain in {stale_rounds} rounds"
+                break
+        self.run.stopped = stopped or f"all {self.budget.rounds} rounds done"
+        self.run.state = "finished"
+        self.run.elapsed_s = round(self._elapsed(), 1)
+        store.save_run(self.run)
+        return self.run
+
+
+def _fix_no(cid: str) -> int:
+    m = _FIX.search(cid)
+    return int(m.group(1)) if m else 0
+
+
+def _sha(source: str) -> str:
+    from kernelgen.verify import sha256
+
+    return sha256(source)
+
+
+def _with_verdict(rec: CandidateRecord, verdict: Verdict) -> CandidateRecord:
+    return rec.model_copy(update={
+        "status": "accepted" if verdict.accepted else "rejected",
+        "category": verdict.category, "reason": verdict.reason, "verdict": verdict,
+    })
+
+
+def _geomean_ratio(best: BenchRecord, new: BenchRecord) -> float | None:
+    """Geometric mean over shapes of best time / new time (> 1: the new one is faster)."""
+    import math
+
+    pairs = [(b.candidate.median_us, n.candidate.median_us)
+             for b, n in zip(best.shapes, new.shapes) if n.candidate.median_us > 0]
+    if not pairs:
+        return None
+    return math.exp(sum(math.log(b / n) for b, n in pairs) / len(pairs))
+
+
+def render_spec(spec: OpSpec) -> str:
+    """The operator's contract as a proposer reads it."""
+    d = spec.data
+    inputs = ", ".join(
+        f"{i.name}: {'scalar = ' + repr(i.value) if i.kind == 'scalar' else 'tensor ' + str(i.shape)}"
+        for i in d.inputs
+    )
+    sizes = "; ".join(f"{s.name} {s.dims}{' ' + s.layout if s.layout != 'contiguous' else ''}"
+                      for s in d.sizes)
+    bench = "; ".join(f"{b.name} {b.dtype}" for b in d.bench)
+    return (
+        f"operator {spec.name}({', '.join(spec.arg_names)}); inputs: {inputs}\n"
+        f"dtypes: {', '.join(d.dtypes)}; value distributions: {', '.join(d.dists)}\n"
+        f"correctness sizes: {sizes}\n"
+        f"benchmark shapes: {bench}\n"
+        f"tuned-config bucket dims: {', '.join(d.bucket) or 'none'}"
+    )
+
+
+def start(
+    op: str,
+    proposer: Proposer,
+    *,
+    device: str,
+    budget: Budget,
+    source: str | None = None,
+    base_url: str | None = None,
+    observer: Observer | None = None,
+) -> Loop:
+    spec = load_spec(op)
+    settings = RunSettings(op=op, proposer=proposer.name, model=proposer.model,  # type: ignore[arg-type]
+                           base_url=base_url, device=device,  # type: ignore[arg-type]
+                           source=source, budget=budget,
+                           seed=random.SystemRandom().randrange(2**31))
+    run = RunRecord(id=store.new_run_id(proposer.name), op=op, settings=settings,
+                    environment=environment(device), state="running")
+    store.save_run(run)
+    return _attach(spec, run, proposer, observer, [])
+
+
+def resume(op: str, run_id: str, proposer: Proposer, observer: Observer | None = None) -> Loop:
+    spec = load_spec(op)
+    run = store.load_run(op, run_id)
+    records = store.load_candidates(op, run_id)
+    run.state = "running"
+    run.stopped = None
+    return _attach(spec, run, proposer, observer, records)
+
+
+def _attach(spec: OpSpec, run: RunRecord, proposer: Proposer, observer: Observer | None,
+            records: list[CandidateRecord]) -> Loop:
+    return Loop(spec=spec, run=run, proposer=proposer, observer=observer or _Silent(),
+                records=records, usage_at_start=run.usage, elapsed_at_start=run.elapsed_s)
+
+
+def taken(records: list[CandidateRecord]) -> int:
+    """How many proposals a replay or files proposer already supplied (for resume)."""
+    return sum(1 for r in records if not _FIX.search(r.id) and not r.id.endswith("-tuned"))
+
+
+__all__ = ["Loop", "start", "resume", "taken", "render_spec", "Usage"]

@@ -1,0 +1,174 @@
+"""`kernelgen optimize`: choose the proposer, start or resume a run, promote the winner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from kernelgen import loop, store
+from kernelgen.catalog import manifest
+from kernelgen.config import load_settings
+from kernelgen.errors import UsageError
+from kernelgen.propose.base import Proposer
+from kernelgen.records import Budget, CandidateRecord, Category, RunRecord
+from kernelgen.spec import known_ops, load_spec
+
+
+class OptimizeOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    proposer: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    rounds: int = 4
+    candidates: int = 2
+    repairs: int = 2
+    device: str = "cpu"
+    max_tokens_total: int | None = None
+    max_cost_usd: float | None = None
+    time_limit_s: float | None = None
+    target_pct: float | None = None
+    resume: str | None = None
+    source: str | None = None
+
+
+class CandidateSummary(BaseModel):
+    id: str
+    round: int
+    status: str
+    category: Category | None
+    reason: str | None
+    speedup: float | None
+
+
+class OptimizeSummary(BaseModel):
+    """The --json line of `kernelgen optimize`, one per operator."""
+
+    op: str
+    run_id: str
+    proposer: str
+    device: str
+    stopped: str
+    candidates: list[CandidateSummary]
+    best: str | None
+    promoted: bool
+    tokens: int
+    cost_usd: float | None
+
+
+def resolve_ops(ops: list[str], all_ops: bool, resume: str | None) -> list[str]:
+    known = known_ops()
+    names = known if all_ops else ops
+    if not names:
+        raise UsageError("name an operator (known: " + ", ".join(known) + ") or pass --all")
+    for name in names:
+        load_spec(name)  # unknown -> UsageError listing the known ones
+    if resume and len(names) != 1:
+        raise UsageError("--resume continues one run: name exactly one operator")
+    return names
+
+
+def make_proposer(name: str, op: str, options: OptimizeOptions,
+                  records: list[CandidateRecord]) -> Proposer:
+    skip = loop.taken(records)
+    if name == "llm":
+        settings = load_settings(model=options.model, base_url=options.base_url,
+                                 api_key=options.api_key)
+        if not settings.llm_configured:
+            raise UsageError("--proposer llm needs a model and an endpoint: --model and "
+                             "--base-url, or KERNELGEN_MODEL / OPENAI_BASE_URL")
+        from kernelgen.propose.llm import LLMProposer
+
+        return LLMProposer(
+            model=settings.model, base_url=settings.base_url, api_key=settings.api_key,
+            max_tokens=settings.max_tokens, temperature=settings.temperature,
+            timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
+            price_in_per_mtok=settings.price_in_per_mtok,
+            price_out_per_mtok=settings.price_out_per_mtok,
+        )
+    if name == "tune":
+        from kernelgen.propose.tune import TuneProposer
+
+        return TuneProposer(load_spec(op), options.device, skip=skip)
+    if not options.source:
+        raise UsageError(f"--proposer {name} needs --from ({'a run id' if name == 'replay' else 'a folder'})")
+    if name == "replay":
+        from kernelgen.propose.replay import ReplayProposer
+
+        run_id = Path(options.source).name  # accepts evaluations/<op>/<id> too
+        store.load_run(op, run_id)
+        return ReplayProposer(op, run_id, skip=skip)
+    from kernelgen.propose.files import FilesProposer
+
+    return FilesProposer(Path(options.source), skip=skip)
+
+
+def default_proposer(options: OptimizeOptions) -> str:
+    if options.proposer:
+        return options.proposer
+    settings = load_settings(model=options.model, base_url=options.base_url,
+                             api_key=options.api_key)
+    return "llm" if settings.llm_configured else "tune"
+
+
+def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> OptimizeSummary:
+    if options.resume:
+        run = store.load_run(op, options.resume)
+        opts = options.model_copy(update={
+            "proposer": run.settings.proposer, "model": run.settings.model,
+            "base_url": run.settings.base_url or options.base_url, "device": run.settings.device,
+            "source": run.settings.source,
+        })
+        records = store.load_candidates(op, run.id)
+        proposer = make_proposer(run.settings.proposer, op, opts, records)
+        runner = loop.resume(op, run.id, proposer, observer)
+    else:
+        name = default_proposer(options)
+        proposer = make_proposer(name, op, options, [])
+        budget = Budget(rounds=options.rounds, candidates=options.candidates,
+                        repairs=options.repairs, max_tokens_total=options.max_tokens_total,
+                        max_cost_usd=options.max_cost_usd, time_limit_s=options.time_limit_s,
+                        target_pct=options.target_pct)
+        runner = loop.start(op, proposer, device=options.device, budget=budget,
+                            source=options.source, base_url=options.base_url, observer=observer)
+    run = runner.run_loop()
+    run.promoted = maybe_promote(run, observer)
+    store.save_run(run)
+    return summarize(run, runner.records)
+
+
+def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
+    """A CUDA run whose best beats the library's kernel (or the seed) goes into generated/."""
+    if run.settings.device != "cuda" or run.best is None:
+        return False
+    entry = manifest().get(run.op)
+    if isinstance(entry, dict) and entry.get("run_id") and entry.get("candidate_id"):
+        from kernelgen.bench import accepts, bench_files
+        from kernelgen.catalog import generated_source
+
+        _, lib_path = generated_source(run.op)
+        best_path = store.candidate_path(run.op, run.id, run.best)
+        observer.event("benchmarking the best against the library's kernel")
+        mine, theirs = bench_files(run.op, [(run.best, best_path), ("generated", lib_path)],
+                                   peers=False)
+        wins, why = accepts(mine, theirs)
+        if not wins:
+            observer.event(f"not promoted: {why}")
+            return False
+    from kernelgen.package import promote_from_run
+
+    promote_from_run(run.op, run.id, run.best)
+    return True
+
+
+def summarize(run: RunRecord, records: list[CandidateRecord]) -> OptimizeSummary:
+    return OptimizeSummary(
+        op=run.op, run_id=run.id, proposer=run.settings.proposer, device=run.settings.device,
+        stopped=run.stopped or "", best=run.best, promoted=run.promoted,
+        tokens=run.usage.tokens, cost_usd=run.usage.cost_usd,
+        candidates=[CandidateSummary(id=r.id, round=r.round, status=r.status,
+                                     category=r.category, reason=r.reason, speedup=r.speedup)
+                    for r in records],
+    )

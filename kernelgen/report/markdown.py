@@ -1,0 +1,159 @@
+"""The run report as GitHub-flavoured Markdown (report.md beside the run)."""
+
+from __future__ import annotations
+
+from kernelgen.report import fmt
+from kernelgen.report.model import ReportData
+
+
+def _cell(s: object) -> str:
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(header: list[str], rows: list[list[str]], align: str | None = None) -> list[str]:
+    align = align or "l" * len(header)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def render_markdown(d: ReportData) -> str:
+    lines = [f"# kernelgen report: {d.op}, run {d.run.id}", ""]
+    for k, v in fmt.summary(d):
+        lines.append(f"- **{k}**: {_cell(v)}")
+    lines.append("")
+    for n in d.notes:
+        lines.append(f"> **Note**: {n}")
+        lines.append("")
+
+    who = d.focus_label
+    lines += [f"## Per shape: {who} against the seed, torch eager and torch.compile", ""]
+    if d.shapes:
+        rows = [
+            [
+                r.shape,
+                r.dtype,
+                fmt.us(r.seed_us),
+                fmt.us(r.best_us),
+                fmt.us(r.eager_us),
+                fmt.us(r.compile_us),
+                fmt.x(r.speedup_eager),
+                fmt.x(r.speedup_compile),
+                fmt.x(r.speedup_seed),
+                fmt.pct(r.seed_limit_pct) + " → " + fmt.pct(r.limit_pct),
+                r.bound or fmt.MISSING,
+            ]
+            for r in d.shapes
+        ]
+        g = d.geomean
+        rows.append(
+            [
+                "**geomean**",
+                "",
+                "",
+                "",
+                "",
+                "",
+                fmt.x(g.eager),
+                fmt.x(g.compile),
+                fmt.x(g.seed),
+                "",
+                "",
+            ]
+        )
+        header = [
+            "shape",
+            "dtype",
+            "seed µs",
+            f"{who} µs",
+            "eager µs",
+            "compile µs",
+            "× eager",
+            "× compile",
+            "× seed",
+            "% limit (seed → " + who + ")",
+            "bound",
+        ]
+        lines += _table(header, rows, "llrrrrrrrrl")
+    else:
+        where = "the run was on CPU" if d.run.environment.device == "cpu" else "none recorded"
+        lines.append(f"No timings: {where}.")
+    lines.append("")
+
+    lines += ["## History of candidates", ""]
+    if d.candidates:
+        rows = [
+            [
+                str(c.round),
+                f"**{c.id}**" if c.id == d.focus else c.id,
+                c.parent or fmt.MISSING,
+                c.proposer + (f" · {c.model}" if c.model else ""),
+                c.status,
+                c.category or "",
+                c.reason or "",
+                fmt.x(c.speedup) if c.speedup is not None else "",
+                fmt.x(fmt.cand_speedup_seed(c)) if c.bench is not None else "",
+                fmt.history_marker(d, c),
+            ]
+            for c in d.candidates
+        ]
+        header = [
+            "round",
+            "id",
+            "parent",
+            "proposer",
+            "verdict",
+            "category",
+            "reason",
+            "speedup",
+            "× seed",
+            "",
+        ]
+        lines += _table(header, rows, "rllllllrrl")
+    else:
+        lines.append("No candidates yet.")
+    lines.append("")
+
+    if d.compile:
+        lines += [f"## Compile facts of {d.focus_label}", ""]
+        lines += _table(
+            ["kernel", "registers", "spills", "shared bytes", "warps", "stages"],
+            [
+                [
+                    f.kernel,
+                    *(
+                        fmt.MISSING if v is None else f"{v:,}"
+                        for v in (f.registers, f.spills, f.shared_bytes, f.num_warps, f.num_stages)
+                    ),
+                ]
+                for f in d.compile
+            ],
+            "lrrrrr",
+        )
+        lines.append("")
+    if d.failed_cases:
+        lines += [f"## Failed cases of {d.focus_label}", ""]
+        lines += _table(
+            ["case", "max abs err", "rel err", "torch rel err", "note"],
+            [
+                [
+                    c.name,
+                    *(
+                        fmt.MISSING if v is None else f"{v:.3g}"
+                        for v in (c.max_abs_err, c.rel_err, c.torch_rel_err)
+                    ),
+                    c.note or "",
+                ]
+                for c in d.failed_cases
+            ],
+        )
+        lines.append("")
+
+    lines += [f"## Diff: {d.base} → {d.focus_label}", ""]
+    if d.diff:
+        lines += ["```diff", d.diff, "```"]
+    else:
+        lines.append(d.diff_note or "No diff.")
+    lines += ["", f"<sub>Generated by kernelgen at {d.generated}.</sub>", ""]
+    return "\n".join(lines)

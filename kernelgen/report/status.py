@@ -1,0 +1,212 @@
+"""The library's status page: every operator, its seed, its generated version and the evidence.
+
+The evidence for an operator is the run named by generated/kernelgen_ops/MANIFEST.json, else its
+latest run whose best candidate has a CUDA benchmark. Speedups are geometric means over the
+benchmark shapes of that candidate's record; nothing here re-measures.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kernelgen import paths, spec, store
+from kernelgen.errors import StoreError
+from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
+from kernelgen.report.model import geomean, ratio
+
+
+class OpStatus(BaseModel):
+    """One operator, exactly as `kernelgen report --all --json` prints it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    generated: bool
+    device: str | None
+    speedup_vs_eager: float | None
+    speedup_vs_compile: float | None
+    worst_shape_vs_best_peer: float | None
+    limit_pct: float | None
+    run: str | None
+
+
+class LibraryStatus(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ops: list[OpStatus]
+
+
+class OpRow(BaseModel):
+    """What the page and the table show beyond the JSON."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: OpStatus
+    seed: str | None = Field(description="seeds/<op>.py when present")
+    seed_speedup_eager: float | None = None
+    module: str | None = Field(None, description="generated/kernelgen_ops/<op>.py when present")
+    candidate: str | None = None
+    proposer: str | None = None
+    date: str | None = None
+    worst_shape: str | None = None
+    report: str | None = Field(None, description="the run report, relative to evaluations/")
+    latest_run: str | None = None
+    note: str | None = None
+
+
+def read_manifest(path: Path | None = None) -> dict[str, dict]:
+    """Per-op entries of MANIFEST.json; a missing or odd file means nothing is generated."""
+    path = path or paths.library_dir() / "MANIFEST.json"
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if isinstance(raw, dict) and isinstance(raw.get("ops"), dict):
+        raw = raw["ops"]
+    if isinstance(raw, dict) and isinstance(raw.get("ops"), list):
+        raw = {e.get("name") or e.get("op"): e for e in raw["ops"] if isinstance(e, dict)}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): v for k, v in raw.items() if k and isinstance(v, dict)}
+
+
+def _candidate(op: str, run_id: str, cand_id: str) -> CandidateRecord | None:
+    path = store.candidate_dir(op, run_id, cand_id) / "record.json"
+    try:
+        return CandidateRecord.model_validate_json(path.read_text())
+    except (OSError, ValidationError):
+        return None
+
+
+def _evidence(op: str, entry: dict) -> tuple[RunRecord | None, CandidateRecord | None, str | None]:
+    """(run, candidate, run id) behind the op's generated version or best measured candidate."""
+    run_id = entry.get("run_id") or entry.get("run")
+    if isinstance(run_id, str) and run_id:
+        try:
+            run = store.load_run(op, run_id)
+        except StoreError:
+            return None, None, run_id
+        cand_id = entry.get("candidate_id") or entry.get("candidate") or run.best
+        cand = _candidate(op, run_id, cand_id) if isinstance(cand_id, str) else None
+        return run, cand, run_id
+    for rid in reversed(store.list_runs(op)):
+        try:
+            run = store.load_run(op, rid)
+        except StoreError:
+            continue
+        if run.best is None:
+            continue
+        cand = _candidate(op, rid, run.best)
+        if cand and cand.bench and cand.bench.environment.device == "cuda":
+            return run, cand, rid
+    return None, None, None
+
+
+def _figures(bench: BenchRecord) -> dict[str, float | str | None]:
+    eager, compile_, worst, limits = [], [], [], []
+    worst_shape, worst_value = None, None
+    for t in bench.shapes:
+        me = t.candidate.median_us
+        e = t.eager.median_us if t.eager else None
+        c = t.compile.median_us if t.compile else None
+        eager.append(t.speedup_eager or ratio(e, me))
+        compile_.append(t.speedup_compile or ratio(c, me))
+        peers = [p for p in (e, c) if p is not None]
+        if peers:
+            v = min(peers) / me
+            worst.append(v)
+            if worst_value is None or v < worst_value:
+                worst_shape, worst_value = t.shape, v
+        limits.append(t.limit_pct)
+    return {
+        "eager": geomean(eager),
+        "compile": geomean(compile_),
+        "worst": worst_value,
+        "worst_shape": worst_shape,
+        "limit": statistics.median(limits) if limits else None,
+    }
+
+
+def _num(v: object) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
+    entry = manifest.get(op, {})
+    seed = paths.seeds_dir() / f"{op}.py"
+    module = paths.library_dir() / f"{op}.py"
+    run, cand, run_id = _evidence(op, entry)
+    runs = store.list_runs(op)
+    row = OpRow(
+        status=OpStatus(
+            name=op,
+            generated=bool(entry),
+            device=None,
+            speedup_vs_eager=None,
+            speedup_vs_compile=None,
+            worst_shape_vs_best_peer=None,
+            limit_pct=None,
+            run=run_id,
+        ),
+        seed=f"seeds/{op}.py" if seed.is_file() else None,
+        module=f"generated/kernelgen_ops/{op}.py" if module.is_file() else None,
+        latest_run=runs[-1] if runs else None,
+        proposer=entry.get("proposer") if isinstance(entry.get("proposer"), str) else None,
+    )
+    st = row.status
+    if cand is not None and cand.bench is not None:
+        f = _figures(cand.bench)
+        st.device = cand.bench.environment.gpu or cand.bench.environment.device
+        st.speedup_vs_eager, st.speedup_vs_compile = f["eager"], f["compile"]  # type: ignore[assignment]
+        st.worst_shape_vs_best_peer, st.limit_pct = f["worst"], f["limit"]  # type: ignore[assignment]
+        row.worst_shape = f["worst_shape"]  # type: ignore[assignment]
+        row.date = cand.bench.created[:10]
+        row.candidate = cand.id
+        row.proposer = row.proposer or cand.proposer + (f" · {cand.model}" if cand.model else "")
+    elif entry:
+        # The manifest names a run this checkout does not hold (or one without timings): show
+        # what the manifest says.
+        sp = entry.get("speedups") if isinstance(entry.get("speedups"), dict) else {}
+        st.device = entry.get("device") if isinstance(entry.get("device"), str) else None
+        st.speedup_vs_eager = _num(sp.get("eager", entry.get("speedup_vs_eager")))
+        st.speedup_vs_compile = _num(sp.get("compile", entry.get("speedup_vs_compile")))
+        if not run_id:
+            row.note = "the manifest names no run"
+        elif run is None:
+            row.note = f"run {run_id} is not under evaluations/"
+        else:
+            row.note = f"run {run_id} holds no CUDA benchmark of the promoted candidate"
+    elif runs:
+        row.note = "no run with a measured best yet"
+    else:
+        row.note = "never optimized"
+    if run is not None and run.seed_bench is not None:
+        row.seed_speedup_eager = run.seed_bench.geomean_eager or geomean(
+            [
+                t.speedup_eager
+                or ratio(t.eager.median_us if t.eager else None, t.candidate.median_us)
+                for t in run.seed_bench.shapes
+            ]
+        )
+    return row
+
+
+def known_ops(manifest: dict[str, dict]) -> list[str]:
+    ops = set(manifest)
+    try:
+        ops |= set(spec.known_ops())
+    except OSError:
+        pass
+    folder = paths.evaluations_dir()
+    if folder.is_dir():
+        ops |= {p.parent.parent.name for p in folder.glob("*/*/run.json")}
+    return sorted(ops)
+
+
+def gather_status() -> list[OpRow]:
+    manifest = read_manifest()
+    return [op_row(op, manifest) for op in known_ops(manifest)]

@@ -1,0 +1,72 @@
+"""Rich renderables for the CLI's records (built here, printed by cli.py)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+
+from kernelgen.records import BenchRecord, CandidateRecord, RunRecord, Verdict
+
+
+def _fmt(x: float | None, spec: str = ".2f", suffix: str = "") -> str:
+    return "-" if x is None else f"{x:{spec}}{suffix}"
+
+
+def ops_table(rows: list[dict[str, object]]) -> Table:
+    table = Table(title="operators")
+    for col in ("name", "seed", "generated", "cases", "cpu cases", "bench shapes"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(str(r["name"]), "yes" if r["seed"] else "no",
+                      str(r["generated_status"]), str(r["cases"]), str(r["interpreter_cases"]),
+                      ", ".join(r["bench_shapes"]))  # type: ignore[arg-type]
+    return table
+
+
+def verdict_text(v: Verdict) -> Text:
+    run = v.cases_run
+    skipped = len(v.cases_not_run)
+    where = f"{run} cases run on {v.device}, {skipped} not run"
+    if v.accepted:
+        text = Text.assemble(("ACCEPTED", "bold green"), f"  {v.op}: {v.candidate}\n  {where}")
+        if v.device == "cpu" and skipped:
+            text.append("\n  not run on CPU (bf16 math, sizes too large for the interpreter): "
+                        "run with --device cuda for the final word", style="yellow")
+    else:
+        text = Text.assemble(("REJECTED", "bold red"), f" [{v.category}] {v.reason}\n  {where}")
+    text.append(f"\n  seed {v.seed}, {v.seconds:.1f} s, kernels: {', '.join(v.kernels) or '-'}")
+    return text
+
+
+def bench_table(rec: BenchRecord) -> Table:
+    table = Table(title=f"{rec.op} — {rec.label} on {rec.environment.gpu}")
+    for col in ("shape", "dtype", "us", "eager us", "compile us", "x eager", "x compile",
+                "GB/s", "TFLOP/s", "% limit", "bound"):
+        table.add_column(col, justify="right" if col not in ("shape", "dtype", "bound") else "left")
+    for s in rec.shapes:
+        table.add_row(
+            s.shape, s.dtype, _fmt(s.candidate.median_us, ".1f"),
+            _fmt(s.eager.median_us if s.eager else None, ".1f"),
+            _fmt(s.compile.median_us if s.compile else None, ".1f"),
+            _fmt(s.speedup_eager), _fmt(s.speedup_compile), _fmt(s.gbps, ".0f"),
+            _fmt(s.tflops, ".2f"), _fmt(s.limit_pct, ".0f", "%"), s.bound,
+        )
+    c = rec.ceilings
+    table.caption = (f"geomean x eager {_fmt(rec.geomean_eager)}, x compile "
+                     f"{_fmt(rec.geomean_compile)}; ceilings: copy {c.copy_gbps:.0f} GB/s, "
+                     f"bf16 {c.bf16_tflops:.0f} TFLOP/s, launch {c.launch_us:.1f} us")
+    return table
+
+
+def candidate_line(rec: CandidateRecord, run: RunRecord) -> Text:
+    colour = {"accepted": "green", "rejected": "red", "pending": "yellow"}[rec.status]
+    text = Text.assemble(f"{rec.id:<14}", (f"{rec.status:<9}", colour))
+    if rec.category:
+        text.append(f"[{rec.category}] ", style="red")
+    if rec.reason:
+        text.append(rec.reason[:160])
+    if rec.speedup is not None:
+        text.append(f"  x{rec.speedup:.3f} vs best", style="cyan")
+    if rec.became_best:
+        text.append("  NEW BEST", style="bold green")
+    return text

@@ -1,0 +1,119 @@
+"""Negative controls: candidates that cheat or cut corners, built per operator.
+
+Each must be rejected (DESIGN.md): a kernel that writes zeros, one that writes nothing into an
+`empty_like` output, an input passthrough, a torch fallback (seen by the static rules, and one
+hidden from them that only the run-time guard sees), the reference plus noise, and the seed
+computing in lower precision.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# The operator's parameters, its output shape, and a torch expression of the reference.
+OPS = {
+    "softmax": ("x", "x.shape", "torch.softmax(x, -1)"),
+    "rms_norm": ("x, weight, eps=1e-6", "x.shape", "torch.rms_norm(x, (x.shape[-1],), weight, eps)"),
+    "silu_and_mul": ("x", "(*x.shape[:-1], x.shape[-1] // 2)", "None"),
+}
+
+_HEADER = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _fill_kernel(y_ptr, n, WRITE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if WRITE:
+        tl.store(y_ptr + offs, tl.zeros([BLOCK], tl.float32).to(y_ptr.dtype.element_ty),
+                 mask=offs < n)
+'''
+
+
+def _launcher(op: str, body: str) -> str:
+    params, shape, _ = OPS[op]
+    return f"{_HEADER}\n\ndef {op}({params}):\n{body}"
+
+
+def zeros(op: str) -> str:
+    _, shape, _ = OPS[op]
+    return _launcher(op, f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+    _fill_kernel[(triton.cdiv(max(y.numel(), 1), 1024),)](y, y.numel(), WRITE=True, BLOCK=1024)
+    return y
+""")
+
+
+def empty_like(op: str) -> str:
+    _, shape, _ = OPS[op]
+    return _launcher(op, f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+    _fill_kernel[(1,)](y, 0, WRITE=False, BLOCK=16)
+    return y
+""")
+
+
+def passthrough(op: str) -> str:
+    ret = "x" if op != "silu_and_mul" else "x[..., : x.shape[-1] // 2]"
+    return _launcher(op, f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    return {ret}
+""")
+
+
+def torch_fallback(op: str) -> str:
+    _, _, expr = OPS[op]
+    if op == "silu_and_mul":
+        expr = "torch.nn.functional.silu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2 :]"
+    return _launcher(op, f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    return {expr}
+""")
+
+
+def hidden_fallback(op: str) -> str:
+    """Arithmetic through operators: no call the static rules can name; the guard sees aten."""
+    if op == "silu_and_mul":
+        return _launcher(op, """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    d = x.shape[-1] // 2
+    return x[..., :d] * x[..., d:]
+""")
+    return _launcher(op, """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    return x * 1
+""")
+
+
+def _seed(op: str) -> str:
+    return (ROOT / "seeds" / f"{op}.py").read_text()
+
+
+def noisy(op: str) -> str:
+    """The reference plus relative noise of 1e-3: the right shape everywhere, wrong values."""
+    src = _seed(op)
+    store = "tl.store(y_ptr + row * stride_ym + cols, "
+    assert store in src
+    return src.replace(store, store + "(1.0 + 1e-3 * tl.sin(cols.to(tl.float32) * 12.9898)) * ")
+
+
+def lower_precision(op: str) -> str:
+    """The seed with its fp32 math done in fp16 (exp stays fp32 where Triton demands it)."""
+    src = _seed(op)
+    assert "tl.float32" in src
+    src = src.replace("tl.float32", "tl.float16")
+    if op == "silu_and_mul":
+        src = src.replace("tl.exp(-a)", "tl.exp(-a.to(tl.float32)).to(tl.float16)")
+    if op == "softmax":
+        src = src.replace("num = tl.exp(x - tl.max(x, axis=0))",
+                          "num = tl.exp((x - tl.max(x, axis=0)).to(tl.float32)).to(tl.float16)")
+    return src
+
+
+CONTROLS = {
+    "zeros": (zeros, {"incorrect"}),
+    "empty_like": (empty_like, {"incorrect"}),
+    "passthrough": (passthrough, {"incorrect", "aliasing", "static"}),
+    "torch_fallback": (torch_fallback, {"static"}),
+    "hidden_fallback": (hidden_fallback, {"provenance", "static"}),
+    "noisy": (noisy, {"incorrect", "precision"}),
+    "lower_precision": (lower_precision, {"incorrect", "precision"}),
+}

@@ -1,0 +1,53 @@
+"""For every operator: the seed is accepted and every negative control is rejected, on CPU."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from controls import CONTROLS, OPS, ROOT  # noqa: E402
+
+from kernelgen.verify import verify_candidate  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_seed_accepted(op: str) -> None:
+    v = verify_candidate(op, ROOT / "seeds" / f"{op}.py", device="cpu", seed=1)
+    assert v.accepted, v.reason
+    assert v.cases_run > 0
+    # bf16 cases are reported as not run on CPU, never as passed.
+    assert all(c.status == "not_run" for c in v.cases if "/bfloat16/" in c.name)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+@pytest.mark.parametrize("control", sorted(CONTROLS))
+def test_control_rejected(op: str, control: str, tmp_path: Path) -> None:
+    build, categories = CONTROLS[control]
+    path = tmp_path / f"{control}.py"
+    path.write_text(build(op))
+    v = verify_candidate(op, path, device="cpu", seed=2)
+    assert not v.accepted
+    assert v.category in categories, f"{v.category}: {v.reason}"
+    assert v.reason
+
+
+HONEST = {
+    "softmax": "softmax_online.py",
+    "rms_norm": "rms_norm_contiguous.py",
+    "silu_and_mul": "silu_and_mul_flat.py",
+}
+
+
+@pytest.mark.parametrize("op", sorted(HONEST))
+def test_honest_other_style_accepted(op: str) -> None:
+    path = Path(__file__).parent / "candidates" / HONEST[op]
+    v = verify_candidate(op, path, device="cpu", seed=3)
+    assert v.accepted, v.reason
