@@ -5,7 +5,8 @@
     render_status()       the status of every operator: a rich table, the JSON model, and
                           evaluations/index.html
 
-The CLI prints what these return (``report.print(console)``); nothing here prints by itself.
+Both return what to print, in order (``.renderables``, or ``.print(console)``); nothing here
+prints by itself. ``render_status(...).data`` is the JSON model of `--all --json`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
 from kernelgen import paths, store
@@ -32,36 +33,51 @@ __all__ = ["RunReport", "StatusReport", "render_run", "render_status", "ReportDa
 
 @dataclass
 class RunReport:
+    """What `kernelgen report OP` prints (renderables, in order) and the files it wrote."""
+
     data: ReportData
     renderables: list[RenderableType]
     written: list[Path] = field(default_factory=list)
-    raw: str | None = None  # the chosen format's text, when it is printed rather than rendered
 
     def print(self, console: Console) -> None:
         for r in self.renderables:
             console.print(r)
-        if self.raw is not None:
-            console.print(self.raw, markup=False, highlight=False, soft_wrap=True)
 
 
 @dataclass
 class StatusReport:
+    """`kernelgen report --all`: the table to print, the JSON model, the page it wrote."""
+
     rows: list[OpRow]
-    status: LibraryStatus
-    table: RenderableType
+    data: LibraryStatus
+    renderables: list[RenderableType]
     index: Path
     json_mode: bool = False
     written: list[Path] = field(default_factory=list)
 
     def json_line(self) -> str:
-        return self.status.model_dump_json()
+        return self.data.model_dump_json()
 
     def print(self, console: Console) -> None:
-        console.print(self.table)
-        console.print(Text(f"wrote {relpath(self.index)}", style="dim"))
         if self.json_mode:
             # The last line of stdout is the JSON object, unwrapped whatever the width.
-            console.print(self.json_line(), markup=False, highlight=False, soft_wrap=True)
+            console.print(Raw(self.json_line()))
+            return
+        for r in self.renderables:
+            console.print(r)
+
+
+class Raw:
+    """Text printed exactly as it is, neither wrapped nor cut at the terminal's width: Markdown
+    or JSON on stdout must survive a pipe. (A plain renderable's lines are cropped to the width
+    by Console.print; a soft-wrapped print is not, so this renders by one.)"""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        console.print(self.text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+        yield from ()
 
 
 def write_run_files(data: ReportData, folder: Path) -> tuple[list[Path], str, str]:
@@ -101,7 +117,7 @@ def render_run(
     from kernelgen.report.terminal import run_renderables
 
     renderables: list[RenderableType] = run_renderables(data) if fmt == "text" else []
-    raw = md if fmt == "md" and out is None else None
+    to_stdout = fmt == "md" and out is None  # Markdown on stdout stays clean for a pipe
     if out is not None:
         path = Path(out)
         text = {"text": _plain_text(renderables) if fmt == "text" else "", "md": md, "html": page}[
@@ -112,10 +128,12 @@ def render_run(
         except OSError as e:
             raise KernelgenError(f"--out {path}: {e.strerror or e}") from None
         written.append(path)
-    if raw is None:  # Markdown on stdout stays clean for a pipe
+    if to_stdout:
+        renderables.append(Raw(md))
+    else:
         shown = ", ".join(relpath(p) for p in written)
         renderables.append(Text(f"wrote {shown}", style="dim"))
-    return RunReport(data=data, renderables=renderables, written=written, raw=raw)
+    return RunReport(data=data, renderables=renderables, written=written)
 
 
 def _plain_text(renderables: list[RenderableType]) -> str:
@@ -155,8 +173,8 @@ def render_status(json_mode: bool = False) -> StatusReport:
     written.append(index)
     return StatusReport(
         rows=rows,
-        status=LibraryStatus(ops=[r.status for r in rows]),
-        table=status_table(rows),
+        data=LibraryStatus(ops=[r.status for r in rows]),
+        renderables=[status_table(rows), Text(f"wrote {relpath(index)}", style="dim")],
         index=index,
         json_mode=json_mode,
         written=written,

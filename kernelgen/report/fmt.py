@@ -3,8 +3,12 @@ HTML page say the same thing in the same words."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
 from kernelgen.records import CandidateRecord
-from kernelgen.report.model import ReportData, geomean
+from kernelgen.report.model import ReportData, ShapeRow, geomean
 
 MISSING = "—"
 
@@ -103,7 +107,14 @@ def summary(d: ReportData) -> list[tuple[str, str]]:
     items.append(("Stopped", stopped))
 
     if run.best is None:
-        best = "the seed (no candidate beat it)"
+        if not any(c.status == "accepted" for c in d.candidates):
+            best = "the seed (no candidate was accepted)"
+        elif env.device == "cpu":
+            best = "the seed (on CPU nothing is timed, so nothing replaces it)"
+        else:
+            best = "the seed (no candidate beat it)"
+        if run.state == "running":
+            best += ", so far"
     else:
         c = next((c for c in d.candidates if c.id == run.best), None)
         best = run.best
@@ -122,9 +133,64 @@ def summary(d: ReportData) -> list[tuple[str, str]]:
     return items
 
 
+def limit(d: ReportData, seed_pct: float | None, pct_: float | None) -> str:
+    """% of the limit, with the seed's before it when the row compares a candidate to the seed."""
+    if d.focus is None or seed_pct is None:
+        return pct(pct_)
+    return f"{pct(seed_pct)} → {pct(pct_)}"
+
+
+def limit_header(d: ReportData) -> str:
+    return "% limit" if d.focus is None else f"% limit (seed → {d.focus})"
+
+
 def history_marker(d: ReportData, c: CandidateRecord) -> str:
     if c.id == d.run.best:
         return "★ best"
     if c.became_best:
         return "↑ was best"
     return ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the per-shape table, the same in every renderer."""
+
+    header: str
+    kind: Literal["text", "us", "x"]  # text is shown as is; us and x are numbers
+    get: Callable[[ShapeRow], str | float | None]
+    foot: float | None = None  # the geomean under a speedup column
+    strong: bool = False
+
+
+def shape_columns(d: ReportData, dtype: bool = True, bound: bool = True) -> list[Column]:
+    """Seed, the shown kernel, eager and compile times, speedups, % of the limit. With the seed
+    shown (no candidate beat it) its column and its speedup over itself would say nothing."""
+    g, who = d.geomean, d.focus
+    cols = [Column("shape", "text", lambda r: r.shape)]
+    if dtype:
+        cols.append(Column("dtype", "text", lambda r: r.dtype))
+    cols.append(Column("seed µs", "us", lambda r: r.seed_us, strong=who is None))
+    if who is not None:
+        cols.append(Column(f"{who} µs", "us", lambda r: r.best_us, strong=True))
+    cols += [
+        Column("eager µs", "us", lambda r: r.eager_us),
+        Column("compile µs", "us", lambda r: r.compile_us),
+        Column("× eager", "x", lambda r: r.speedup_eager, g.eager),
+        Column("× compile", "x", lambda r: r.speedup_compile, g.compile),
+    ]
+    if who is not None:
+        cols.append(Column("× seed", "x", lambda r: r.speedup_seed, g.seed))
+    cols.append(Column(limit_header(d), "text", lambda r: limit(d, r.seed_limit_pct, r.limit_pct)))
+    if bound:
+        cols.append(Column("bound", "text", lambda r: r.bound or MISSING))
+    return cols
+
+
+def cell(col: Column, row: ShapeRow) -> str:
+    v = col.get(row)
+    if col.kind == "us":
+        return us(v)  # type: ignore[arg-type]
+    if col.kind == "x":
+        return x(v)  # type: ignore[arg-type]
+    return str(v)

@@ -54,8 +54,13 @@ def _speed(v: float | None) -> str:
     return f'<td class="num {cls}">{e(fmt.x(v))}</td>'
 
 
-def _table(header: list[str], rows: list[str], cls: str = "", foot: str = "") -> str:
-    th = "".join(f"<th>{h}</th>" for h in header)
+def _table(
+    header: list[str], rows: list[str], cls: str = "", foot: str = "", num: tuple[int, ...] = ()
+) -> str:
+    """header cells are HTML; the columns listed in num are right-aligned numbers."""
+    th = "".join(
+        f'<th class="num">{h}</th>' if i in num else f"<th>{h}</th>" for i, h in enumerate(header)
+    )
     tfoot = f"<tfoot>{foot}</tfoot>" if foot else ""
     return (
         f'<table class="{cls}"><thead><tr>{th}</tr></thead>'
@@ -76,44 +81,32 @@ def shapes_html(d: ReportData) -> str:
     if not d.shapes:
         where = "the run was on CPU" if d.run.environment.device == "cpu" else "none recorded"
         return f'<p class="empty">No timings: {e(where)}.</p>'
-    who = e(d.focus_label)
-    header = [
-        "shape",
-        "dtype",
-        "seed µs",
-        f"{who} µs",
-        "eager µs",
-        "compile µs",
-        "× eager",
-        "× compile",
-        "× seed",
-        "% limit<br><small>seed → " + who + "</small>",
-        "bound",
-    ]
+    hint = (
+        '<p class="hint">Median times in microseconds; a speedup is the peer\'s time over this '
+        "kernel's (above 1× is faster); % limit is the share of the device's measured ceiling "
+        "(bandwidth or bf16 rate) that the kernel reaches.</p>"
+    )
+    cols = fmt.shape_columns(d)
+    header = [e(c.header) for c in cols]
     rows = []
     for r in d.shapes:
-        rows.append(
-            "<tr>"
-            f"<td>{e(r.shape)}</td><td>{e(r.dtype)}</td>"
-            f'<td class="num">{fmt.us(r.seed_us)}</td>'
-            f'<td class="num strong">{fmt.us(r.best_us)}</td>'
-            f'<td class="num">{fmt.us(r.eager_us)}</td>'
-            f'<td class="num">{fmt.us(r.compile_us)}</td>'
-            + _speed(r.speedup_eager)
-            + _speed(r.speedup_compile)
-            + _speed(r.speedup_seed)
-            + f'<td class="num">{fmt.pct(r.seed_limit_pct)} → {fmt.pct(r.limit_pct)}</td>'
-            f"<td>{e(r.bound or fmt.MISSING)}</td></tr>"
-        )
-    g = d.geomean
-    foot = (
-        '<tr><td colspan="6">geomean over shapes</td>'
-        + _speed(g.eager)
-        + _speed(g.compile)
-        + _speed(g.seed)
-        + "<td></td><td></td></tr>"
-    )
-    return _table(header, rows, "data", foot)
+        cells = []
+        for c in cols:
+            if c.kind == "x":
+                cells.append(_speed(c.get(r)))  # type: ignore[arg-type]
+            elif c.kind == "us":
+                strong = " strong" if c.strong else ""
+                cells.append(f'<td class="num{strong}">{e(fmt.cell(c, r))}</td>')
+            elif c.header.startswith("% limit"):
+                cells.append(f'<td class="num">{e(fmt.cell(c, r))}</td>')
+            else:
+                cells.append(f"<td>{e(fmt.cell(c, r))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    first_x = next(i for i, c in enumerate(cols) if c.kind == "x")
+    foot = f'<tr><td colspan="{first_x}">geomean over shapes</td>'
+    foot += "".join(_speed(c.foot) if c.kind == "x" else "<td></td>" for c in cols[first_x:])
+    num = tuple(i for i, c in enumerate(cols) if c.kind != "text" or c.header.startswith("%"))
+    return hint + _table(header, rows, "data", foot + "</tr>", num=num)
 
 
 def plots_html(plots: Plots) -> str:
@@ -158,7 +151,7 @@ def history_html(d: ReportData) -> str:
             f"{e(fmt.x(fmt.cand_speedup_seed(c))) if c.bench is not None else ''}</td>"
             f"<td>{e(fmt.history_marker(d, c))}</td></tr>"
         )
-    return _table(header, rows, "data history")
+    return _table(header, rows, "data history", num=(0, 7, 8))
 
 
 def details_html(d: ReportData) -> str:
@@ -176,7 +169,10 @@ def details_html(d: ReportData) -> str:
         out.append(f"<h3>Compile facts of {e(d.focus_label)}</h3>")
         out.append(
             _table(
-                ["kernel", "registers", "spills", "shared bytes", "warps", "stages"], rows, "data"
+                ["kernel", "registers", "spills", "shared bytes", "warps", "stages"],
+                rows,
+                "data",
+                num=(1, 2, 3, 4, 5),
             )
         )
     if d.failed_cases:
@@ -191,7 +187,12 @@ def details_html(d: ReportData) -> str:
         ]
         out.append(f"<h3>Failed cases of {e(d.focus_label)}</h3>")
         out.append(
-            _table(["case", "max abs err", "rel err", "torch rel err", "note"], rows, "data")
+            _table(
+                ["case", "max abs err", "rel err", "torch rel err", "note"],
+                rows,
+                "data",
+                num=(1, 2, 3),
+            )
         )
     return "".join(out)
 
@@ -296,8 +297,8 @@ def render_html(d: ReportData) -> str:
         state=e(d.run.state),
         summary=summary_html(d),
         notes=notes_html(d),
-        focus=e(d.focus_label),
-        base=e(d.base),
+        shapes_title=e(d.shapes_title),
+        diff_title=e(d.diff_title),
         shapes=shapes_html(d),
         plots=plots_html(make_plots(d)),
         history=history_html(d),
@@ -326,15 +327,16 @@ def render_status_html(rows: list[OpRow], generated: str) -> str:
         seed = e(r.seed or "missing")
         if r.seed_speedup_eager is not None:
             seed += f' <span class="dim">({e(fmt.x(r.seed_speedup_eager))} eager)</span>'
-        gen = (
-            '<span class="badge accepted">yes</span>'
-            if s.generated
-            else ('<span class="dim">no</span>')
-        )
-        if r.candidate:
-            gen += f" <code>{e(r.candidate)}</code>"
-        if r.proposer:
-            gen += f' <span class="dim">{e(r.proposer)}</span>'
+        if s.generated:
+            gen = '<span class="badge accepted">yes</span>'
+            if r.candidate:
+                gen += f" <code>{e(r.candidate)}</code>"
+            if r.proposer:
+                gen += f' <span class="dim">{e(r.proposer)}</span>'
+        else:
+            gen = '<span class="dim">no</span>'
+            if r.candidate:
+                gen += f' <span class="dim">(best so far: <code>{e(r.candidate)}</code>)</span>'
         worst = fmt.MISSING
         if s.worst_shape_vs_best_peer is not None:
             worst = (
@@ -359,7 +361,7 @@ def render_status_html(rows: list[OpRow], generated: str) -> str:
     n_gen = sum(r.status.generated for r in rows)
     return _template("status.html").substitute(
         css=css(),
-        table=_table(header, body, "data status"),
+        table=_table(header, body, "data status", num=(5, 6, 7, 8)),
         counts=e(f"{len(rows)} operators, {n_gen} generated"),
         generated=e(generated),
     )

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelgen import paths, store
-from kernelgen.errors import StoreError, UsageError
+from kernelgen.errors import UsageError
 from kernelgen.records import (
     BenchRecord,
     CandidateRecord,
@@ -91,6 +91,16 @@ class ReportData(_Model):
     @property
     def focus_label(self) -> str:
         return self.focus or "seed"
+
+    @property
+    def shapes_title(self) -> str:
+        if self.focus is None:
+            return "Per shape: the seed against torch eager and torch.compile"
+        return f"Per shape: {self.focus} against the seed, torch eager and torch.compile"
+
+    @property
+    def diff_title(self) -> str:
+        return f"Diff: {self.base} → {self.focus or 'best (the seed)'}"
 
     @property
     def focus_record(self) -> CandidateRecord | None:
@@ -231,11 +241,11 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
     if candidate is not None and candidate not in by_id:
         known = ", ".join(by_id) or "none"
         raise UsageError(f"run {op}/{run_id} has no candidate {candidate!r} (known: {known})")
-    if candidate is None and run.best is not None and run.best not in by_id:
-        raise StoreError(
-            f"{store.run_dir(op, run_id)}: run.json names best {run.best!r}, no record"
-        )
     focus = candidate or run.best
+    if focus is not None and focus not in by_id:
+        # run.json names a best whose record is missing: report what is there, say what is not.
+        notes.append(f"run.json names {focus!r} as the best, but it has no record.")
+        focus = None
     rec = by_id.get(focus) if focus else None
 
     if run.state == "running":
@@ -251,6 +261,10 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
     elif not accepted:
         notes.append(
             "No candidate was accepted: every one was rejected, the seed remains the best."
+        )
+    elif run.best is None and run.environment.device == "cpu":
+        notes.append(
+            f"{len(accepted)} accepted; on CPU nothing is timed, so none replaces the seed."
         )
     elif run.best is None:
         notes.append(f"{len(accepted)} accepted, none beat the seed: the seed remains the best.")
@@ -278,6 +292,11 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
     diff, diff_note = "", None
     if rec is None:
         diff_note = "The seed remained the best: there is no diff to show."
+        if accepted:
+            diff_note += (
+                f" To review an accepted candidate: kernelgen report {op} --run {run_id} "
+                f"--candidate {accepted[-1].id}"
+            )
     elif focus_source is None:
         diff_note = f"{rec.id} has no source ({rec.category or rec.status}: {rec.reason or '-'})."
     elif base_source is None:

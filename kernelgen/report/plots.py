@@ -56,62 +56,71 @@ def _labels(d: ReportData) -> list[str]:
 
 
 def _style(ax, labels: list[str]) -> None:
+    many = len(labels) > 7
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(
-        labels,
-        rotation=20 if len(labels) > 4 else 0,
-        ha="right" if len(labels) > 4 else "center",
-        fontsize=8,
+        labels, rotation=25 if many else 0, ha="right" if many else "center", fontsize=8
     )
     ax.spines[["top", "right"]].set_visible(False)
-    ax.grid(axis="y", alpha=0.3)
+    ax.grid(axis="y", alpha=0.3, which="major")
     ax.set_axisbelow(True)
 
 
-def _bars(ax, series: list[tuple[str, list[float | None], str]], fmt: str) -> None:
+def _bars(
+    ax, series: list[tuple[str, list[float | None], str]], fmt: str, base: float = 0.0
+) -> None:
+    """Grouped bars, each drawn from base (0, or 1× for speedups: up is faster, down slower)."""
     width = 0.8 / len(series)
     for i, (name, values, color) in enumerate(series):
         xs = [k + (i - (len(series) - 1) / 2) * width for k in range(len(values))]
-        ys = [v if v is not None else 0.0 for v in values]
-        bars = ax.bar(xs, ys, width, label=name, color=color)
-        for b, v in zip(bars, values, strict=True):
+        heights = [v - base if v is not None else 0.0 for v in values]
+        ax.bar(xs, heights, width, bottom=base, label=name, color=color)
+        for x, v in zip(xs, values, strict=True):
             if v is not None:
                 ax.annotate(
                     fmt.format(v),
-                    (b.get_x() + b.get_width() / 2, b.get_height()),
+                    (x, v),
                     ha="center",
-                    va="bottom",
+                    va="bottom" if v >= base else "top",
                     fontsize=6.5,
-                    xytext=(0, 1),
+                    xytext=(0, 1 if v >= base else -1),
                     textcoords="offset points",
                 )
 
 
 def speedup_plot(Figure, d: ReportData) -> Plot:
-    labels = _labels(d)
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    series = [
+        ("vs torch eager", [r.speedup_eager for r in d.shapes], _EAGER),
+        ("vs torch.compile", [r.speedup_compile for r in d.shapes], _COMPILE),
+    ]
+    if d.focus is not None:
+        series.append(("vs seed", [r.speedup_seed for r in d.shapes], _SEED))
+    values = [v for _, vs, _ in series for v in vs if v is not None] or [1.0]
     fig = Figure(figsize=(8, 3.6))
     ax = fig.add_subplot()
-    _bars(
-        ax,
-        [
-            ("vs torch eager", [r.speedup_eager for r in d.shapes], _EAGER),
-            ("vs torch.compile", [r.speedup_compile for r in d.shapes], _COMPILE),
-            ("vs seed", [r.speedup_seed for r in d.shapes], _SEED),
-        ],
-        "{:.2f}",
-    )
+    # Log scale, bars from 1x: 2x faster and 2x slower are the same length, and one shape that
+    # is 10x faster does not flatten the others.
+    ax.set_yscale("log", base=2)
+    lo, hi = min(min(values), 1.0) / 1.6, max(max(values), 1.0) * 1.8
+    ax.set_ylim(lo, hi)
+    ticks = [2.0**k for k in range(-10, 11) if lo <= 2.0**k <= hi]
+    ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    _bars(ax, series, "{:.2f}", base=1.0)
     ax.axhline(1.0, color="black", lw=0.8)
-    ax.set_ylabel("speedup (×, higher is better)")
+    ax.set_ylabel("speedup (log; above 1× is faster)")
     ax.set_title(f"{d.op}: speedup of {d.focus_label} per shape", fontsize=10)
     ax.legend(fontsize=8, frameon=False, ncols=3, loc="upper left")
-    ax.margins(y=0.15)
-    _style(ax, labels)
+    _style(ax, _labels(d))
     return Plot(
         id="plot-speedup",
         title="Speedup per shape",
         uri=_uri(fig),
-        caption="Median time of each peer over the time of "
-        f"{d.focus_label}; the line at 1× is parity.",
+        caption=f"Median time of each peer over the time of {d.focus_label}, on a log scale: "
+        "bars up from 1× are faster, bars down are slower.",
     )
 
 
@@ -149,9 +158,9 @@ def limit_plot(Figure, d: ReportData) -> Plot:
     ax.axhline(100, color="black", lw=0.8, ls="--")
     ax.set_ylabel("% of the device limit")
     top = max([100.0] + [v for _, vs, _ in series for v in vs if v is not None])
-    ax.set_ylim(0, top * 1.12)
+    ax.set_ylim(0, top * 1.25)
     ax.set_title(f"{d.op}: % of the measured limit per shape", fontsize=10)
-    ax.legend(fontsize=8, frameon=False, loc="upper right")
+    ax.legend(fontsize=8, frameon=False, loc="upper right", ncols=2)
     pairs = zip(labels, d.shapes, strict=True)
     _style(ax, [f"{n}\n({r.bound})" if r.bound else n for n, r in pairs])
     return Plot(

@@ -1,11 +1,17 @@
-"""The run report as rich renderables; the CLI prints them (only cli.py and report print)."""
+"""The run report and the status table as rich renderables; the CLI prints them.
+
+Tables pick their layout from the width they are given: every column on a wide terminal; on a
+narrow one (80 columns) the long cells (reasons, run ids, devices) move below the table instead of
+being cut to an ellipsis.
+"""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
@@ -15,14 +21,49 @@ from kernelgen.report import fmt
 from kernelgen.report.model import ReportData
 from kernelgen.report.status import OpRow
 
+WIDE = 110  # columns from which a table shows every column
 _ADD = "on #12301c"
 _DEL = "on #3a1417"
 _STATUS = {"accepted": "green", "rejected": "red", "pending": "yellow"}
 
 
+class Responsive:
+    """Renders wide(...) or narrow(...) depending on the width available when printed."""
+
+    def __init__(
+        self,
+        wide: Callable[[], RenderableType],
+        narrow: Callable[[], RenderableType],
+        min_width: int = WIDE,
+    ):
+        self.wide, self.narrow, self.min_width = wide, narrow, min_width
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wide() if options.max_width >= self.min_width else self.narrow()
+
+
+def _table(title: str, **kw) -> Table:
+    # SIMPLE_HEAD draws a space between columns; one more on the right makes two.
+    return Table(
+        title=title,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1, 0, 0),
+        pad_edge=False,
+        collapse_padding=True,
+        **kw,
+    )
+
+
+def _speed(v: float | None) -> Text:
+    if v is None:
+        return Text(fmt.MISSING, style="dim")
+    return Text(fmt.x(v), style="green" if v >= 1.02 else "red" if v < 0.98 else "")
+
+
 def summary_panel(d: ReportData) -> Panel:
     grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold")
+    grid.add_column(style="bold", no_wrap=True)
     grid.add_column()
     for k, v in fmt.summary(d):
         grid.add_row(k, Text(v))
@@ -37,234 +78,211 @@ def notes(d: ReportData) -> RenderableType | None:
 
 def shape_table(d: ReportData) -> RenderableType:
     if not d.shapes:
-        why = "no timings" + (
-            ": the run was on CPU" if d.run.environment.device == "cpu" else " were recorded"
+        where = "the run was on CPU" if d.run.environment.device == "cpu" else "none recorded"
+        return Text(f"Per shape: no timings ({where}).", style="dim")
+    return Responsive(lambda: _shapes(d, wide=True), lambda: _shapes(d, wide=False))
+
+
+def _shapes(d: ReportData, wide: bool) -> Table:
+    dtypes = sorted({r.dtype for r in d.shapes})
+    one_dtype = len(dtypes) == 1
+    title = f"{d.shapes_title} (µs, median" + (f", {dtypes[0]})" if one_dtype else ")")
+    t = _table(title, show_footer=True)
+    cols = fmt.shape_columns(d, dtype=not one_dtype, bound=wide)
+    for i, c in enumerate(cols):
+        header = c.header.removesuffix(" µs")  # the title says µs
+        if c.header.startswith("% limit") and not wide:
+            header = "% limit"
+        t.add_column(
+            header,
+            justify="left" if c.kind == "text" and i < 2 else "right",
+            footer="geomean" if i == 0 else _speed(c.foot) if c.kind == "x" else "",
+            style="bold" if c.strong else None,
+            no_wrap=True,
         )
-        return Text(f"Per shape: {why}.", style="dim")
-    who = d.focus_label if d.focus else "seed"
-    t = Table(
-        title=f"Per shape: {who} against the seed, torch eager and torch.compile (µs, median)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_footer=True,
-    )
-    t.add_column("shape", footer="geomean")
-    t.add_column("dtype")
-    t.add_column("seed", justify="right")
-    t.add_column(who, justify="right", style="bold")
-    t.add_column("eager", justify="right")
-    t.add_column("compile", justify="right")
-    t.add_column("× eager", justify="right", footer=fmt.x(d.geomean.eager))
-    t.add_column("× compile", justify="right", footer=fmt.x(d.geomean.compile))
-    t.add_column("× seed", justify="right", footer=fmt.x(d.geomean.seed))
-    t.add_column("% limit", justify="right")
-    t.add_column("bound")
     for r in d.shapes:
-        limit = fmt.pct(r.limit_pct)
-        if r.seed_limit_pct is not None and r.seed_limit_pct != r.limit_pct:
-            limit = f"{fmt.pct(r.seed_limit_pct)} → {limit}"
-        t.add_row(
-            r.shape,
-            r.dtype,
-            fmt.us(r.seed_us),
-            fmt.us(r.best_us),
-            fmt.us(r.eager_us),
-            fmt.us(r.compile_us),
-            _speed(r.speedup_eager),
-            _speed(r.speedup_compile),
-            _speed(r.speedup_seed),
-            limit,
-            r.bound or fmt.MISSING,
-        )
+        cells: list[RenderableType] = []
+        for c in cols:
+            if c.kind == "x":
+                cells.append(_speed(c.get(r)))  # type: ignore[arg-type]
+            elif c.header.startswith("% limit") and not wide:
+                cells.append(fmt.pct(r.limit_pct))
+            else:
+                cells.append(fmt.cell(c, r))
+        t.add_row(*cells)
     return t
-
-
-def _speed(v: float | None) -> Text:
-    if v is None:
-        return Text(fmt.MISSING, style="dim")
-    return Text(fmt.x(v), style="green" if v >= 1.02 else "red" if v < 0.98 else "")
 
 
 def history_table(d: ReportData) -> RenderableType:
     if not d.candidates:
         return Text("History: no candidates yet.", style="dim")
-    t = Table(title="History of candidates", title_justify="left", box=box.SIMPLE_HEAD)
-    for name, kw in (
-        ("round", {"justify": "right", "no_wrap": True}),
-        ("id", {"no_wrap": True}),
-        ("parent", {"no_wrap": True}),
-        ("proposer", {}),
-        ("verdict", {"no_wrap": True}),
-        ("category", {"no_wrap": True}),
-        ("reason", {"ratio": 1, "min_width": 16}),
-        ("speedup", {"justify": "right", "no_wrap": True}),
-        ("× seed", {"justify": "right", "no_wrap": True}),
-        ("", {"no_wrap": True}),
-    ):
-        t.add_column(name, **kw)
+    return Responsive(lambda: _history(d, wide=True), lambda: _history(d, wide=False))
+
+
+def _history(d: ReportData, wide: bool) -> RenderableType:
+    # The proposer is in the summary; a column only when candidates came from several.
+    who = {(c.proposer, c.model) for c in d.candidates}
+    t = _table("History of candidates")
+    t.add_column("round", justify="right", no_wrap=True)
+    for name in ("id", "parent"):
+        t.add_column(name, no_wrap=True)
+    if len(who) > 1:
+        t.add_column("proposer")
+    t.add_column("verdict", no_wrap=True)
+    t.add_column("category", no_wrap=True)
+    if wide:
+        t.add_column("reason", ratio=1, min_width=16)
+    t.add_column("speedup", justify="right", no_wrap=True)
+    t.add_column("× seed", justify="right", no_wrap=True)
+    t.add_column("", no_wrap=True)
+    reasons = []
     for c in d.candidates:
         marker = fmt.history_marker(d, c)
-        t.add_row(
-            str(c.round),
-            c.id,
-            c.parent or fmt.MISSING,
-            c.proposer + (f" · {c.model}" if c.model else ""),
-            Text(c.status, style=_STATUS[c.status]),
-            c.category or "",
-            Text(c.reason or ""),
+        cells: list[RenderableType] = [str(c.round), c.id, c.parent or fmt.MISSING]
+        if len(who) > 1:
+            cells.append(c.proposer + (f" · {c.model}" if c.model else ""))
+        cells += [Text(c.status, style=_STATUS[c.status]), c.category or ""]
+        if wide:
+            cells.append(Text(c.reason or ""))
+        elif c.reason:
+            reasons.append(Text.assemble((f"{c.id}: ", "bold"), c.reason))
+        cells += [
             fmt.x(c.speedup) if c.speedup is not None else "",
             fmt.x(fmt.cand_speedup_seed(c)) if c.bench is not None else "",
             Text(marker, style="bold green" if marker.startswith("★") else "green"),
-            style="bold" if c.id == d.focus else None,
-        )
-    return t
+        ]
+        t.add_row(*cells, style="bold" if c.id == d.focus and not d.focus_is_best else None)
+    return Group(t, *reasons) if reasons else t
 
 
 def details(d: ReportData) -> RenderableType | None:
     parts: list[RenderableType] = []
     if d.compile:
-        t = Table(title=f"Compile facts of {d.focus_label}", title_justify="left", box=box.SIMPLE)
+        t = _table(f"Compile facts of {d.focus_label}")
         for col in ("kernel", "registers", "spills", "shared bytes", "warps", "stages"):
             t.add_column(col, justify="left" if col == "kernel" else "right")
         for f in d.compile:
-            t.add_row(
-                f.kernel,
-                *(
-                    fmt.MISSING if v is None else f"{v:,}"
-                    for v in (f.registers, f.spills, f.shared_bytes, f.num_warps, f.num_stages)
-                ),
-            )
+            values = (f.registers, f.spills, f.shared_bytes, f.num_warps, f.num_stages)
+            t.add_row(f.kernel, *(fmt.MISSING if v is None else f"{v:,}" for v in values))
         parts.append(t)
     if d.failed_cases:
-        t = Table(title=f"Failed cases of {d.focus_label}", title_justify="left", box=box.SIMPLE)
+        t = _table(f"Failed cases of {d.focus_label}")
         for col in ("case", "max abs err", "rel err", "torch rel err", "note"):
             t.add_column(col)
         for c in d.failed_cases:
-            t.add_row(
-                c.name,
-                *(
-                    fmt.MISSING if v is None else f"{v:.3g}"
-                    for v in (c.max_abs_err, c.rel_err, c.torch_rel_err)
-                ),
-                c.note or "",
-            )
+            errs = (c.max_abs_err, c.rel_err, c.torch_rel_err)
+            t.add_row(c.name, *(fmt.MISSING if v is None else f"{v:.3g}" for v in errs), c.note)
         parts.append(t)
     return Group(*parts) if parts else None
 
 
-def diff_text(a: str, b: str, context: int = 3) -> Text:
-    """A unified diff with old/new line numbers, Python highlighting and +/- line backgrounds."""
+def diff_grid(a: str, b: str, context: int = 3) -> Table:
+    """A unified diff with old/new line numbers, Python highlighting and +/- line backgrounds;
+    a long line wraps inside the code column, under its own indentation."""
     a_lines, b_lines = a.splitlines(), b.splitlines()
-    a_hl = _highlight(a, len(a_lines))
-    b_hl = _highlight(b, len(b_lines))
-    out = Text()
+    a_hl, b_hl = _highlight(a, len(a_lines)), _highlight(b, len(b_lines))
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", style="dim", no_wrap=True)
+    grid.add_column(justify="right", style="dim", no_wrap=True)
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1)
     matcher = difflib.SequenceMatcher(None, a_lines, b_lines, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
         i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
-        out.append(f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@\n", style="cyan")
+        hunk = f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@"
+        grid.add_row("", "", "", Text(hunk, style="cyan"))
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
                 for k in range(a2 - a1):
-                    _line(out, a1 + k + 1, b1 + k + 1, " ", a_hl[a1 + k], None)
+                    grid.add_row(str(a1 + k + 1), str(b1 + k + 1), " ", a_hl[a1 + k])
                 continue
             for k in range(a1, a2):
-                _line(out, k + 1, None, "-", a_hl[k], _DEL)
+                grid.add_row(str(k + 1), "", Text("-", style="bold red"), a_hl[k], style=_DEL)
             for k in range(b1, b2):
-                _line(out, None, k + 1, "+", b_hl[k], _ADD)
-    out.rstrip()
-    return out
+                grid.add_row("", str(k + 1), Text("+", style="bold green"), b_hl[k], style=_ADD)
+    return grid
 
 
 def _highlight(code: str, n: int) -> list[Text]:
-    lines = Syntax(code, "python", theme="ansi_dark").highlight(code).split("\n", allow_blank=True)
-    lines = list(lines)
+    lines = list(Syntax(code, "python", theme="ansi_dark").highlight(code).split("\n"))
     return lines + [Text()] * (n - len(lines))
 
 
-def _line(out: Text, old: int | None, new: int | None, sign: str, code: Text, bg: str | None):
-    gutter = f"{old or '':>4} {new or '':>4} "
-    out.append(gutter, style="dim")
-    line = Text(f"{sign} ") + code
-    if bg:
-        line.stylize(bg)
-        line.stylize("bold red" if sign == "-" else "bold green", 0, 1)
-    out.append_text(line)
-    out.append("\n")
-
-
 def diff_panel(d: ReportData) -> RenderableType:
-    title = f"Diff: {d.base} → {d.focus_label}"
-    if d.diff_note or d.base_source is None or d.focus_source is None:
-        return Panel(Text(d.diff_note or "no diff", style="dim"), title=title, title_align="left")
-    sub = f"{d.base_path} → {d.focus_path}"
-    body = diff_text(d.base_source, d.focus_source)
-    return Panel(body, title=title, subtitle=sub, title_align="left", subtitle_align="left")
+    title = d.diff_title
+    if not d.diff or d.base_source is None or d.focus_source is None:
+        return Panel(Text(d.diff_note or "No diff.", style="dim"), title=title, title_align="left")
+    return Panel(
+        diff_grid(d.base_source, d.focus_source),
+        title=title,
+        subtitle=f"{d.base_path} → {d.focus_path}",
+        title_align="left",
+        subtitle_align="left",
+    )
 
 
 def run_renderables(d: ReportData) -> list[RenderableType]:
-    parts = [
-        summary_panel(d),
-        notes(d),
-        shape_table(d),
-        history_table(d),
-        details(d),
-        diff_panel(d),
-    ]
-    return [p for p in parts if p is not None]
+    parts = [summary_panel(d), notes(d), shape_table(d), history_table(d), details(d)]
+    return [p for p in parts if p is not None] + [diff_panel(d)]
 
 
-def status_table(rows: list[OpRow]) -> Table:
-    t = Table(
-        title="kernelgen library status (geomean over each operator's benchmark shapes)",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        pad_edge=False,
-    )
+def status_table(rows: list[OpRow]) -> RenderableType:
+    return Responsive(lambda: _status(rows, wide=True), lambda: _status(rows, wide=False), 120)
+
+
+def _status(rows: list[OpRow], wide: bool) -> RenderableType:
+    t = _table("kernelgen library status (geomean over each operator's benchmark shapes)")
     t.add_column("op", style="bold", no_wrap=True)
     t.add_column("generated", no_wrap=True)
-    t.add_column("evidence", no_wrap=True)
+    if wide:
+        t.add_column("evidence", no_wrap=True)
     t.add_column("× eager", justify="right", no_wrap=True)
     t.add_column("× compile", justify="right", no_wrap=True)
-    t.add_column("worst shape", no_wrap=True)
+    t.add_column("worst shape" if wide else "worst", no_wrap=True)
     t.add_column("% limit", justify="right", no_wrap=True)
     t.add_column("seed", no_wrap=True)
-    t.add_column("run", min_width=24)
+    if wide:
+        t.add_column("run", min_width=24, overflow="fold")
+    below: list[RenderableType] = []
     for r in rows:
         s = r.status
         generated = Text("yes", style="green") if s.generated else Text("no", style="dim")
-        if s.generated and r.candidate:
+        if s.generated and r.candidate and wide:
             generated.append(f" · {r.candidate}")
-        evidence = "\n".join(p for p in (s.device, r.date) if p) or Text(fmt.MISSING, style="dim")
         worst = Text(fmt.MISSING, style="dim")
         if s.worst_shape_vs_best_peer is not None:
             worst = _speed(s.worst_shape_vs_best_peer)
-            worst.append(f" {r.worst_shape or ''}", style="")
+            if wide:
+                worst.append(f" {r.worst_shape or ''}", style="")
         if r.seed is None:
             seed = Text("missing", style="red")
         elif r.seed_speedup_eager is not None:
             seed = Text(fmt.x(r.seed_speedup_eager))
         else:
-            seed = Text("present")
+            seed = Text("yes")
         run = Text(s.run or "")
         if not s.run:
             run = Text(r.note or "no run", style="dim")
             if r.latest_run:
-                run.append(f" (latest {r.latest_run})")
-        t.add_row(
-            s.name,
-            generated,
-            evidence,
-            _speed(s.speedup_vs_eager),
-            _speed(s.speedup_vs_compile),
-            worst,
-            fmt.pct(s.limit_pct),
-            seed,
-            run,
-        )
+                run.append(f"; latest {r.latest_run}")
+        evidence = "\n".join(p for p in (s.device, r.date) if p) or Text(fmt.MISSING, style="dim")
+        cells: list[RenderableType] = [s.name, generated]
+        if wide:
+            cells.append(evidence)
+        cells += [_speed(s.speedup_vs_eager), _speed(s.speedup_vs_compile), worst]
+        cells += [fmt.pct(s.limit_pct), seed]
+        if wide:
+            cells.append(run)
+        else:
+            where = ", ".join(p for p in (s.device, r.date) if p)
+            below.append(
+                Text.assemble((f"{s.name}: ", "bold"), f"{where}, run " if where else "", run)
+            )
+        t.add_row(*cells)
     t.caption = (
-        "worst shape: smallest ratio of the faster of eager and torch.compile to the generated "
-        "kernel; % limit: median over shapes; seed: the seed's speedup over eager."
+        "worst shape: the smallest ratio of the faster of eager and torch.compile to the "
+        "generated kernel; % limit: median over shapes; seed: the seed's speedup over eager "
+        "(yes: a seed without timings)."
     )
     t.caption_justify = "left"
-    return t
+    return Group(t, *below) if below else t

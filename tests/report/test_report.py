@@ -1,0 +1,400 @@
+"""`kernelgen report`: terminal output through CliRunner, the files beside the run, --all --json."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+import subprocess
+import sys
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from kernelgen import cli, store
+from kernelgen.errors import UsageError
+from kernelgen.records import Budget, RunRecord, RunSettings
+from kernelgen.report import render_run, render_status
+
+runner = CliRunner()
+
+
+def invoke(*args: str, width: int = 140):
+    """`kernelgen report ARGS` on a terminal `width` columns wide."""
+    with pytest.MonkeyPatch.context() as mp:
+        # The CLI's console is made at import; give it the width of the terminal under test.
+        mp.setattr(cli, "out", Console(width=width, highlight=False))
+        result = runner.invoke(cli.app, ["report", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def flat(out: str) -> str:
+    """The output with panel borders and line breaks taken out."""
+    return re.sub(r"[\s│]+", " ", out)
+
+
+def test_text_report_of_a_run_with_a_best(project):
+    r = invoke("softmax", "--run", project.cuda_run)
+    assert r.exit_code == 0, r.output
+    out = r.output
+    # The summary: operator, proposer and model, device, rounds, tokens and cost, why it stopped.
+    for words in (
+        "kernelgen report · softmax",
+        f"{project.cuda_run} (finished)",
+        "llm · gpt-test at http://127.0.0.1:8000/v1",
+        "NVIDIA H200 (driver 580.95.05, CUDA 13.0)",
+        "2 of 2 (2 candidates a round",
+        "4 (2 accepted, 2 rejected)",
+        "12,345 tokens (10,000 prompt, 2,345 completion) in 6 calls · $0.0420",
+        "budget: 2 of 2 rounds done",
+        "r2-c1 (round 2, llm · gpt-test): 2.10× the seed, 1.69× eager, 1.82× torch.compile",
+    ):
+        assert words in out, words
+    # Per shape: seed, best, eager, compile, speedups and % of the limit.
+    row = next(line for line in out.splitlines() if line.lstrip().startswith("256x151936"))
+    assert row.split() == [
+        "256x151936",
+        "846",
+        "78.0",
+        "94.3",
+        "150",
+        "1.21×",
+        "1.93×",
+        "10.84×",
+        "4%",
+        "→",
+        "47%",
+        "memory",
+    ]
+    assert re.search(r"geomean\s+1\.69×\s+1\.82×\s+2\.10×", out)
+    # The history: every candidate with its verdict, category, reason and speedup.
+    assert re.search(r"1\s+r1-c0\s+seed\s+rejected\s+incorrect\s+odd/bfloat16/normal", out)
+    assert re.search(r"1\s+r1-c1\s+seed\s+accepted\s+1\.43×\s+1\.32×\s+↑ was best", out)
+    assert re.search(r"2\s+r2-c0\s+r1-c1\s+rejected\s+compile\s+OutOfResources", out)
+    assert re.search(r"2\s+r2-c1\s+r1-c1\s+accepted\s+1\.62×\s+2\.10×\s+★ best", out)
+    assert re.search(r"_softmax_kernel\s+40\s+0\s+16\s+8\s+1", out)
+    # The diff from the seed to the best, with line numbers.
+    assert "Diff: seed → r2-c1" in out
+    assert "seeds/softmax.py → candidates/r2-c1/source.py" in out
+    assert re.search(r"17\s+-\s+DEFAULT_CONFIG = \{\"num_warps\": 4\}", out)
+    assert re.search(r"17\s+\+\s+DEFAULT_CONFIG = \{\"num_warps\": 8\}", out)
+    assert re.search(r"35\s+\+\s+for start in range\(0, n_cols, BLOCK_SIZE\):", out)
+    assert re.search(r"@@ -26,17 \+26,27 @@", out)
+    # The files beside the run.
+    folder = project.run_dir("softmax", project.cuda_run)
+    assert "wrote evaluations/softmax/" in out
+    assert (folder / "report.md").is_file() and (folder / "report.html").is_file()
+
+
+def test_narrow_terminal_moves_long_cells_below_tables(project):
+    out = invoke("softmax", "--run", project.cuda_run, width=80).output
+    assert "…" not in out
+    assert "r1-c0: odd/bfloat16/normal: max abs err 0.31" in out
+    assert re.search(r"32768x1024\s+39\.9\s+37\.5", out)
+    panel = [line for line in out.splitlines() if line.startswith(("│", "╭", "╰"))]
+    assert panel and all(len(line) <= 80 for line in panel)
+
+
+def test_markdown_and_html_beside_the_run(project):
+    report = render_run("softmax", project.cuda_run)
+    folder = project.run_dir("softmax", project.cuda_run)
+    assert report.written == [folder / "report.md", folder / "report.html"]
+    md = (folder / "report.md").read_text()
+    assert md.startswith(f"# kernelgen report: softmax, run {project.cuda_run}")
+    assert "| 256x151936 | bfloat16 | 846 | 78.0 | 94.3 | 150 | 1.21× | 1.93× | 10.84× |" in md
+    assert "| 2 | **r2-c1** | r1-c1 | llm · gpt-test | accepted |" in md
+    assert "```diff\n--- seed (seeds/softmax.py)\n+++ r2-c1 (candidates/r2-c1/source.py)" in md
+    assert '-DEFAULT_CONFIG = {"num_warps": 4}\n+DEFAULT_CONFIG = {"num_warps": 8}' in md
+
+    page = (folder / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count('<img alt="') == 3
+    assert 'id="diff-sbs"' in page and 'id="diff-unified"' in page
+    assert page.count('<td class="code add">') > 10 and page.count('<td class="code del">') > 5
+    assert '<tr class="best focus">' in page
+    assert_self_contained(page)
+
+
+def assert_self_contained(page: str) -> None:
+    """Nothing the browser would fetch: no scripts, stylesheets, fonts or non-data images."""
+    assert "<script" not in page and "<link" not in page
+    assert "@import" not in page and "url(" not in page
+    for src in re.findall(r"""\bsrc\s*=\s*["']([^"']*)""", page):
+        assert src.startswith("data:"), src
+    # Links go to other reports of the same folder tree, never off the machine.
+    for href in re.findall(r"""\bhref\s*=\s*["']([^"']*)""", page):
+        assert ":" not in href and not href.startswith(("/", "\\")), href
+
+
+def test_candidate_report_diffs_against_its_parent(project):
+    r = invoke("softmax", "--run", project.cuda_run, "--candidate", "r2-c1")
+    assert r.exit_code == 0, r.output
+    assert "Diff: r1-c1 → r2-c1" in r.output
+    assert "candidates/r1-c1/source.py → candidates/r2-c1/source.py" in r.output
+    # The change of r1-c1 (num_warps) is in the parent already: not part of this diff.
+    assert "DEFAULT_CONFIG" not in r.output
+    folder = project.run_dir("softmax", project.cuda_run)
+    assert "Diff: r1-c1 → r2-c1" in (folder / "candidates/r2-c1/report.md").read_text()
+    # The run's own report stays seed -> best.
+    assert "## Diff: seed → r2-c1" in (folder / "report.md").read_text()
+
+
+def test_rejected_candidate_shows_its_failure(project):
+    out = invoke("softmax", "--run", project.cuda_run, "--candidate", "r1-c0").output
+    assert "Failed cases of r1-c0" in out
+    assert re.search(r"odd/bfloat16/normal\s+0\.31\s+0\.12\s+0\.004\s+mismatch at row 3", out)
+    assert "r1-c0 has no benchmark record" in out
+    assert "Diff: seed → r1-c0" in out
+    assert re.search(r"-\s+num = tl\.exp\(x - tl\.max\(x, axis=0\)\)", out)
+
+
+def test_unknown_candidate_is_a_usage_error(project):
+    r = invoke("softmax", "--run", project.cuda_run, "--candidate", "r9-c9")
+    assert r.exit_code == 2
+    assert "no candidate 'r9-c9'" in r.output and "r1-c0, r1-c1, r2-c0, r2-c1" in r.output
+
+
+def test_unknown_run_names_the_latest(project):
+    r = invoke("softmax", "--run", "nope")
+    assert r.exit_code == 1
+    assert "no run 'nope' for softmax" in r.output and project.rejected_run in r.output
+
+
+def test_latest_run_by_default(project):
+    assert render_run("softmax").data.run.id == project.rejected_run
+
+
+def test_run_where_everything_was_rejected(project):
+    out = invoke("softmax").output
+    assert "No candidate was accepted: every one was rejected" in out
+    assert "the seed (no candidate was accepted)" in out
+    assert "Per shape: the seed against torch eager and torch.compile" in out
+    # The seed's own row: no second column of the same times, no speedup over itself.
+    assert re.search(r"256x151936\s+846\s+94\.3\s+150\s+0\.11×\s+0\.18×\s+4%\s+memory", out)
+    assert "× seed" not in out.split("History of candidates")[0]
+    assert re.search(r"r1-c0\s+seed\s+rejected\s+compile\s+OutOfResources: registers", out)
+    assert re.search(r"r2-c0\s+seed\s+rejected\s+timeout\s+ran past the 60 s limit", out)
+    assert "The seed remained the best: there is no diff to show." in out
+    page = (project.run_dir("softmax", project.rejected_run) / "report.html").read_text()
+    assert "The seed remained the best" in page and page.count('<img alt="') == 3
+
+
+def test_cpu_run_without_timings(project):
+    out = invoke("silu_and_mul", "--run", project.cpu_run).output
+    assert "CPU (Triton interpreter: no timings)" in out
+    assert "Ran on CPU through the Triton interpreter: correctness only, no timings" in out
+    assert "Per shape: no timings (the run was on CPU)." in out
+    assert re.search(r"r1-c1\s+—\s+rejected\s+no_code\s+the file held no Python code", out)
+    assert f"--run {project.cpu_run} --candidate r1-c0" in flat(out)
+    folder = project.run_dir("silu_and_mul", project.cpu_run)
+    page = (folder / "report.html").read_text()
+    assert "No plots: this run has no timings." in page and "<img" not in page
+    assert "No timings: the run was on CPU." in (folder / "report.md").read_text()
+    # The accepted candidate is reviewable on its own.
+    out = invoke("silu_and_mul", "--run", project.cpu_run, "--candidate", "r1-c0").output
+    assert re.search(r"\+\s+# vectorised", out)
+
+
+def test_run_in_progress(project):
+    out = invoke("rms_norm").output
+    assert f"{project.running_run} (running)" in out
+    assert "Run in progress (1 of 2 rounds done" in out
+    assert "2 (1 accepted, 0 rejected, 1 pending)" in out
+    assert re.search(r"r2-c0\s+r1-c0\s+pending", out)
+    assert "still running" in out
+    page = (project.run_dir("rms_norm", project.running_run) / "report.html").read_text()
+    assert 'class="badge state-running"' in page
+
+
+def test_run_just_started(project):
+    run = store.load_run("rms_norm", project.running_run)
+    fresh = RunRecord(
+        id="20261130-130000-llm-ffff",
+        op="rms_norm",
+        settings=RunSettings(op="rms_norm", proposer="llm", device="cuda", budget=Budget(), seed=1),
+        environment=run.environment,
+        state="running",
+    )
+    store.save_run(fresh)
+    out = invoke("rms_norm", "--run", fresh.id).output
+    assert "No candidates were recorded yet." in out
+    assert "No benchmark of the seed was recorded yet." in out
+    assert "History: no candidates yet." in out
+
+
+def test_seed_changed_since_the_run(project):
+    seed = project.root / "seeds" / "softmax.py"
+    seed.write_text(seed.read_text() + "\n# edited\n")
+    out = invoke("softmax", "--run", project.cuda_run).output
+    assert "seeds/softmax.py changed since this run" in out
+
+
+def test_formats_and_out(project, tmp_path):
+    md = invoke("softmax", "--run", project.cuda_run, "--format", "md").output
+    assert md.startswith("# kernelgen report: softmax") and "wrote" not in md
+    assert "| 4096x4096 | bfloat16 | 20.4 | 19.8 |" in md  # not wrapped at the terminal width
+
+    for fmt, start in (("md", "# kernelgen report"), ("html", "<!DOCTYPE html>")):
+        path = tmp_path / f"r.{fmt}"
+        r = invoke("softmax", "--run", project.cuda_run, "--format", fmt, "--out", str(path))
+        assert r.exit_code == 0 and path.read_text().startswith(start)
+        assert str(path) in r.output.replace("\n", "")
+
+    path = tmp_path / "r.txt"
+    invoke("softmax", "--run", project.cuda_run, "--out", str(path))
+    text = path.read_text()
+    assert "History of candidates" in text and "\x1b[" not in text
+
+    with pytest.raises(UsageError, match="--format 'pdf'"):
+        render_run("softmax", project.cuda_run, fmt="pdf")  # type: ignore[arg-type]
+
+
+def test_plots_without_matplotlib(project, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    render_run("softmax", project.cuda_run)
+    page = (project.run_dir("softmax", project.cuda_run) / "report.html").read_text()
+    assert "Plots unavailable: matplotlib is not installed" in page and "<img" not in page
+    assert 'id="diff-sbs"' in page
+
+
+def test_matplotlib_is_imported_lazily():
+    code = (
+        "import sys, kernelgen.report, kernelgen.report.html, kernelgen.report.plots;"
+        "print('matplotlib' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def _geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def test_status_json(project):
+    r = invoke("--all", "--json")
+    assert r.exit_code == 0, r.output
+    status = json.loads(r.output.strip().splitlines()[-1])
+    assert list(status) == ["ops"]
+    keys = [
+        "name",
+        "generated",
+        "device",
+        "speedup_vs_eager",
+        "speedup_vs_compile",
+        "worst_shape_vs_best_peer",
+        "limit_pct",
+        "run",
+    ]
+    assert all(list(op) == keys for op in status["ops"])
+    ops = {op["name"]: op for op in status["ops"]}
+    assert list(ops) == ["rms_norm", "silu_and_mul", "softmax"]
+
+    soft = ops["softmax"]
+    best, eager, comp = project.best_us, project.eager_us, project.compile_us
+    assert soft["generated"] is True and soft["device"] == "NVIDIA H200"
+    assert soft["run"] == project.cuda_run
+    assert soft["speedup_vs_eager"] == pytest.approx(
+        _geomean([e / b for e, b in zip(eager, best, strict=True)])
+    )
+    assert soft["speedup_vs_compile"] == pytest.approx(
+        _geomean([c / b for c, b in zip(comp, best, strict=True)])
+    )
+    assert soft["worst_shape_vs_best_peer"] == pytest.approx(
+        min(min(e, c) / b for e, c, b in zip(eager, comp, best, strict=True))
+    )
+    shapes = [(4096, 4096), (32768, 1024), (1024, 32768), (256, 151936), (1, 32000), (16, 151936)]
+    limits = [100 * (4 * r * c / 4270e3) / b for (r, c), b in zip(shapes, best, strict=True)]
+    assert soft["limit_pct"] == pytest.approx(statistics.median(limits))
+
+    # Not promoted, but measured: the running run is its evidence.
+    assert ops["rms_norm"]["generated"] is False and ops["rms_norm"]["run"] == project.running_run
+    assert ops["rms_norm"]["speedup_vs_eager"] is not None
+    # Only a CPU run: nothing to show.
+    assert ops["silu_and_mul"] == {
+        "name": "silu_and_mul",
+        "generated": False,
+        "device": None,
+        "speedup_vs_eager": None,
+        "speedup_vs_compile": None,
+        "worst_shape_vs_best_peer": None,
+        "limit_pct": None,
+        "run": None,
+    }
+
+    # The page, with links to the run reports (written where missing).
+    index = project.root / "evaluations" / "index.html"
+    page = index.read_text()
+    assert f'href="softmax/{project.cuda_run}/report.html"' in page
+    assert f'href="silu_and_mul/{project.cpu_run}/report.html"' in page
+    assert (index.parent / "softmax" / project.cuda_run / "report.html").is_file()
+    assert_self_contained(page)
+
+
+def test_status_table(project):
+    out = invoke("--all").output
+    assert "kernelgen library status" in out and '{"ops"' not in out
+    row = r"softmax\s+yes · r2-c1\s+NVIDIA H200\s+1\.69×\s+1\.82×\s+1\.01× 32768x1024\s+56%"
+    assert re.search(row, out)
+    assert re.search(r"rms_norm\s+no\s+NVIDIA H200\s+1\.06×\s+1\.15×\s+0\.31× 256x151936", out)
+    assert re.search(r"silu_and_mul\s+no\s+—\s+—\s+—\s+—\s+—\s+yes\s+no run with a", out)
+    assert "wrote evaluations/index.html" in out
+
+    narrow = invoke("--all", width=80).output
+    assert "…" not in narrow
+    assert re.search(r"softmax\s+yes\s+1\.69×\s+1\.82×\s+1\.01×\s+56%", narrow)
+    assert f"softmax: NVIDIA H200, 2026-11-30, run {project.cuda_run}" in narrow
+
+
+def test_status_is_tolerant_of_the_manifest(project):
+    manifest = project.root / "generated" / "kernelgen_ops" / "MANIFEST.json"
+    manifest.write_text("{not json")
+    st = render_status().data
+    soft = next(op for op in st.ops if op.name == "softmax")
+    # No manifest: the latest run with a measured best is the evidence (the later, all-rejected
+    # run is passed over).
+    assert soft.generated is False and soft.run == project.cuda_run
+
+    manifest.unlink()
+    assert all(not op.generated for op in render_status().data.ops)
+
+    manifest.write_text(
+        json.dumps(
+            {
+                "ops": [
+                    {
+                        "name": "softmax",
+                        "run_id": "gone",
+                        "device": "H100",
+                        "speedups": {"eager": 1.5, "compile": 1.1},
+                    }
+                ]
+            }
+        )
+    )
+    st = render_status()
+    soft = next(op for op in st.data.ops if op.name == "softmax")
+    assert soft.generated is True and soft.run == "gone" and soft.device == "H100"
+    assert soft.speedup_vs_eager == 1.5 and soft.worst_shape_vs_best_peer is None
+    row = next(r for r in st.rows if r.status.name == "softmax")
+    assert row.note == "run gone is not under evaluations/"
+
+
+def test_unreadable_run_is_reported_not_crashed_on(project):
+    path = project.run_dir("softmax", project.rejected_run) / "run.json"
+    path.write_text('{"id": 3}')
+    r = invoke("softmax", "--run", project.rejected_run)
+    assert r.exit_code == 1 and "run.json" in r.output
+    soft = next(op for op in render_status().data.ops if op.name == "softmax")
+    assert soft.run == project.cuda_run
+
+
+def test_best_without_a_record_is_said_not_crashed_on(project):
+    folder = project.run_dir("softmax", project.cuda_run) / "candidates" / "r2-c1"
+    (folder / "record.json").unlink()
+    out = flat(invoke("softmax", "--run", project.cuda_run).output)
+    assert "run.json names 'r2-c1' as the best, but it has no record." in out
+    assert "Per shape: the seed against torch eager and torch.compile" in out
