@@ -321,7 +321,9 @@ class Loop:
                 break
             best_before = self._best_id()
             if not self.play_round(round_no):
-                stopped = f"{self.proposer.name} had nothing more to propose"
+                note = getattr(self.proposer, "note", None)
+                stopped = f"{self.proposer.name} had nothing more to propose" + (
+                    f": {note}" if note else "")
                 break
             stopped = self.out_of_budget()
             if stopped:

@@ -13,7 +13,7 @@ import triton.language as tl
 
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
 # "<rows>x<cols>" rounded up to powers of two; shapes between buckets take the nearest one.
-TUNE_SPACE = {"num_warps": [1, 2, 4, 8, 16, 32]}
+TUNE_SPACE = {"num_warps": [2, 4, 8, 16, 32]}
 DEFAULT_CONFIG = {"num_warps": 4}
 TUNED: dict[str, dict[str, int]] = {}
 
