@@ -264,11 +264,26 @@ def render_header(p: Provenance) -> str:
     return "\n".join(f"# {line}".rstrip() for line in lines) + "\n"
 
 
+def _names(tree: ast.Module) -> set[str]:
+    """Every identifier the module binds or reads."""
+    names: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name):
+            names.add(n.id)
+        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(n.name)
+        elif isinstance(n, ast.alias):
+            names.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, ast.arg):
+            names.add(n.arg)
+    return names
+
+
 def rewrite_module(op: str, source: str, provenance: Provenance) -> str:
     """The library module: header, then the source with its config tables loaded at run time."""
     where = provenance.source
     tree = _parse(source, where)
-    if any(isinstance(n, ast.Name) and n.id == "_runtime" for n in ast.walk(tree)):
+    if "_runtime" in _names(tree):
         raise PromoteError(f"{where}: uses the name _runtime, which the library module needs")
     lines = source.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
@@ -360,6 +375,7 @@ def render_init(manifest: Manifest) -> str:
                 args=args,
                 comment="\n".join(_wrap(f"{op}: {origin}", "", "# ")),
                 impl_def=_def(f"_{op}_impl", params, e.returns),
+                fake_def=_def(f"_{op}_fake", params, e.returns),
                 public_def=_def(op, params, e.returns),
                 doc='"""' + "\n".join(doc).lstrip() + '\n    """',
             )
@@ -536,8 +552,12 @@ def promote(
             if not (provenance.device and provenance.triton):
                 raise PromoteError(f"{where}: a TUNED table needs the device it was tuned on")
             configs = {device_key(provenance.device, provenance.triton): tuned}
-    if configs and _top_assignment(tree, "TUNED") is None:
-        raise PromoteError(f"{where}: has no TUNED table to load the tuned configs into")
+    if configs:
+        node = _top_assignment(tree, "TUNED")
+        if node is None or _literal_dict(node, "TUNED", where) is None:
+            raise PromoteError(
+                f"{where}: has no literal TUNED table to load the tuned configs into"
+            )
     module = rewrite_module(op, source, provenance)
     config_json = {"op": op, "sha256": provenance.sha256, "default": default, "devices": configs}
     entry = ManifestEntry(

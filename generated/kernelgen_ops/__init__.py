@@ -1,0 +1,122 @@
+"""kernelgen_ops: Triton kernels proposed, verified and measured by kernelgen.
+
+Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
+
+    kernelgen_ops.rms_norm(...)      seeds/rms_norm.py, seed, not measured
+    kernelgen_ops.silu_and_mul(...)  seeds/silu_and_mul.py, seed, not measured
+    kernelgen_ops.softmax(...)       seeds/softmax.py, seed, not measured
+
+Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
+torch.compile(fullgraph=True). available() tells where each kernel came from and what it
+measured; enable() / disable() / use() route the matching torch calls to these kernels.
+"""
+
+import torch
+
+from . import _contracts, _runtime
+from . import rms_norm as _rms_norm
+from . import silu_and_mul as _silu_and_mul
+from . import softmax as _softmax
+from ._routing import disable as disable
+from ._routing import enable as enable
+from ._routing import routed as routed
+from ._routing import use as use
+
+__all__ = ["rms_norm", "silu_and_mul", "softmax"]
+
+
+def available() -> dict[str, dict]:
+    """Each operator's provenance: source, run, proposer, device measured on, speedups."""
+    return _runtime.available()
+
+
+# rms_norm: seeds/rms_norm.py, seed, not measured
+def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
+    _contracts.check_rms_norm(x, weight, eps)
+    return _rms_norm.rms_norm(x, weight, eps)
+
+
+def _rms_norm_fake(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
+    return _contracts.fake_rms_norm(x, weight, eps)
+
+
+_rms_norm_op = _runtime.register(
+    "rms_norm",
+    _rms_norm_impl,
+    _rms_norm_fake,
+)
+
+
+def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
+    """rms_norm(x, weight, eps): x * rsqrt(mean(x^2, -1) + eps) * weight over the last dimension,
+    computed in fp32 (or wider), returned in x's dtype.
+
+    Kernel: seeds/rms_norm.py, seed, not measured; see kernelgen_ops.available()["rms_norm"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _rms_norm_op(x, weight, eps)
+    _contracts.check_rms_norm(x, weight, eps)
+    return _rms_norm.rms_norm(x, weight, eps)
+
+
+# silu_and_mul: seeds/silu_and_mul.py, seed, not measured
+def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
+    _contracts.check_silu_and_mul(x)
+    return _silu_and_mul.silu_and_mul(x)
+
+
+def _silu_and_mul_fake(x: torch.Tensor) -> torch.Tensor:
+    return _contracts.fake_silu_and_mul(x)
+
+
+_silu_and_mul_op = _runtime.register(
+    "silu_and_mul",
+    _silu_and_mul_impl,
+    _silu_and_mul_fake,
+)
+
+
+def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    """silu_and_mul(x): for x[..., 2d], silu(x[..., :d]) * x[..., d:], of shape [..., d].
+
+    Kernel: seeds/silu_and_mul.py, seed, not measured; see
+    kernelgen_ops.available()["silu_and_mul"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _silu_and_mul_op(x)
+    _contracts.check_silu_and_mul(x)
+    return _silu_and_mul.silu_and_mul(x)
+
+
+# softmax: seeds/softmax.py, seed, not measured
+def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
+    _contracts.check_softmax(x)
+    return _softmax.softmax(x)
+
+
+def _softmax_fake(x: torch.Tensor) -> torch.Tensor:
+    return _contracts.fake_softmax(x)
+
+
+_softmax_op = _runtime.register(
+    "softmax",
+    _softmax_impl,
+    _softmax_fake,
+)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
+
+    Kernel: seeds/softmax.py, seed, not measured; see kernelgen_ops.available()["softmax"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _softmax_op(x)
+    _contracts.check_softmax(x)
+    return _softmax.softmax(x)

@@ -1,0 +1,100 @@
+"""What each operator accepts and returns, whichever kernel implements it.
+
+Hand-written and shipped with the library. A promoted kernel was verified only on the inputs its
+reference accepts (float16/bfloat16/float32, the shapes of its spec); anything else would run it
+outside what was checked, so `check_<op>` turns it away with a clear error instead of a wrong
+answer. `fake_<op>` describes the output for tracing (torch.compile, FakeTensorMode, meta
+tensors): a fresh contiguous tensor, which is what the launchers return.
+
+A new operator needs its pair here before `kernelgen promote` accepts it.
+"""
+
+import torch
+
+from . import _runtime
+
+_FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
+
+
+def _check_tensor(op: str, name: str, t: object) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"kernelgen_ops.{op}: {name} must be a tensor, got {type(t).__name__}")
+    if t.dtype not in _FLOATS:
+        raise TypeError(
+            f"kernelgen_ops.{op}: {name} is {t.dtype}; the kernel is verified for "
+            "float16, bfloat16 and float32 only"
+        )
+    # Meta tensors reach here when tracing; they never reach a kernel.
+    if not t.is_cuda and not t.is_meta and not (_runtime.INTERPRET and t.device.type == "cpu"):
+        raise ValueError(
+            f"kernelgen_ops.{op}: {name} is on {t.device}; the kernels run on CUDA "
+            "(on CPU only under TRITON_INTERPRET=1)"
+        )
+    # The interpreter truncates fp32 -> bf16 and multiplies bf16 bit patterns: what it computes
+    # is not what the kernel computes on a GPU, and bf16 was never verified there.
+    if t.dtype == torch.bfloat16 and t.device.type == "cpu":
+        raise TypeError(
+            f"kernelgen_ops.{op}: {name} is bfloat16 on CPU, which Triton's interpreter does not "
+            "compute faithfully; use float16 or float32 there, or a GPU"
+        )
+    if t.requires_grad and torch.is_grad_enabled():
+        raise RuntimeError(
+            f"kernelgen_ops.{op} has no backward and {name} requires grad: call it under "
+            "torch.no_grad() or torch.inference_mode(), or use the torch op"
+        )
+    # A lazily negated view keeps its bits un-negated in memory, and a kernel reads the memory.
+    if t.is_neg():
+        raise ValueError(f"kernelgen_ops.{op}: {name} is a negated view; call .resolve_neg()")
+
+
+def _check_rows(op: str, x: torch.Tensor) -> None:
+    if x.dim() == 0 or x.shape[-1] == 0:
+        raise ValueError(
+            f"kernelgen_ops.{op}: x has shape {tuple(x.shape)}; expected at least one dimension "
+            "and a non-empty last one"
+        )
+
+
+def check_softmax(x: torch.Tensor) -> None:
+    _check_tensor("softmax", "x", x)
+    _check_rows("softmax", x)
+
+
+def fake_softmax(x: torch.Tensor) -> torch.Tensor:
+    check_softmax(x)
+    return x.new_empty(x.shape)
+
+
+def check_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> None:
+    _check_tensor("rms_norm", "x", x)
+    _check_rows("rms_norm", x)
+    _check_tensor("rms_norm", "weight", weight)
+    if weight.shape != x.shape[-1:]:
+        raise ValueError(
+            f"kernelgen_ops.rms_norm: weight has shape {tuple(weight.shape)}; expected "
+            f"({x.shape[-1]},), the last dimension of x"
+        )
+    if weight.device != x.device:
+        raise ValueError(f"kernelgen_ops.rms_norm: weight is on {weight.device}, x on {x.device}")
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise TypeError(f"kernelgen_ops.rms_norm: eps must be a float, got {eps!r}")
+
+
+def fake_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    check_rms_norm(x, weight, eps)
+    return x.new_empty(x.shape)
+
+
+def check_silu_and_mul(x: torch.Tensor) -> None:
+    _check_tensor("silu_and_mul", "x", x)
+    _check_rows("silu_and_mul", x)
+    if x.shape[-1] % 2:
+        raise ValueError(
+            f"kernelgen_ops.silu_and_mul: x has shape {tuple(x.shape)}; the last dimension "
+            "holds [gate | up] and must be even"
+        )
+
+
+def fake_silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    check_silu_and_mul(x)
+    return x.new_empty((*x.shape[:-1], x.shape[-1] // 2))

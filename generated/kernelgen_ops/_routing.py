@@ -1,0 +1,232 @@
+"""Route torch calls to the generated kernels where the result is the same, and only there.
+
+    kernelgen_ops.enable()                      # softmax and rms_norm calls go to the kernels
+    kernelgen_ops.enable(exclude=["rms_norm"])  # only softmax
+    kernelgen_ops.disable()                     # torch's own functions are back
+    with kernelgen_ops.use(include=["softmax"]): ...   # for one block, restored on exit
+
+enable() patches torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax and
+torch.nn.functional.rms_norm (so nn.Softmax and nn.RMSNorm follow) with wrappers that send a call
+to the kernel only when it computes the same thing torch would: the last dimension, a float16,
+bfloat16 or float32 tensor on CUDA (or on CPU under TRITON_INTERPRET=1), no dtype= cast, no
+gradient needed, no autocast (which would compute in float32 and return float32), and plain
+tensors only (not vmap/functorch wrappers, fake tensors or other subclasses). Every other call
+goes to the function that was there before, unchanged. Inside torch.compile, torch.jit.trace and
+torch.fx tracing the wrappers step aside too: tracers must see torch's op (Inductor generates and
+fuses its own kernel for it); to put a generated kernel into a compiled graph, call
+kernelgen_ops.<op> directly, which is a torch custom op.
+
+torch.jit.script cannot compile these wrappers: call disable() before scripting.
+"""
+
+import contextlib
+import importlib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from . import _runtime
+
+_FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
+# nn.Parameter is a plain tensor for this purpose (an RMSNorm weight is one); FakeTensor,
+# FunctionalTensor, DTensor and other subclasses are not.
+_PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
+_MISSING = object()
+_functorch_active: Callable[[], bool] = getattr(
+    torch._C, "_are_functorch_transforms_active", lambda: False
+)
+
+
+def _tracing() -> bool:
+    return torch.compiler.is_compiling() or torch.jit.is_tracing() or _functorch_active()
+
+
+def _routable(x: Any) -> bool:
+    """x is a tensor the kernel computes exactly what torch would for (shape aside)."""
+    return (
+        type(x) in _PLAIN
+        and x.dtype in _FLOATS
+        and (
+            x.is_cuda
+            # bf16 under the interpreter is not what the GPU computes (see _contracts)
+            or (_runtime.INTERPRET and x.device.type == "cpu" and x.dtype != torch.bfloat16)
+        )
+        and x.dim() > 0
+        and x.numel() > 0
+        and not (x.requires_grad and torch.is_grad_enabled())
+        and not torch.is_autocast_enabled(x.device.type)
+        and not x.is_neg()
+    )
+
+
+def _bind(names: tuple[str, ...], args: tuple, kwargs: dict) -> dict[str, Any] | None:
+    """Match a call to parameter names; None when it has arguments the route does not know."""
+    if len(args) > len(names):
+        return None
+    bound = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key not in names or key in bound:
+            return None
+        bound[key] = value
+    return bound
+
+
+def _softmax_route(
+    original: Callable, names: tuple[str, ...], kernel: Callable[[], Callable]
+) -> Callable:
+    def softmax(*args: Any, **kwargs: Any) -> Any:
+        if not _tracing():
+            a = _bind(names, args, kwargs)
+            if a is not None and a.get("dtype") is None:
+                x, dim = a.get(names[0]), a.get("dim")
+                if type(dim) is int and _routable(x) and (dim == -1 or dim == x.dim() - 1):
+                    return kernel()(x)
+        return original(*args, **kwargs)
+
+    softmax.__doc__ = original.__doc__
+    softmax.__wrapped__ = original  # type: ignore[attr-defined]
+    return softmax
+
+
+# torch's rms_norm computes in float32 for these dtypes and, with eps=None, uses float32's
+# machine epsilon (opmath epsilon) whatever the input dtype; the kernel computes in float32 too.
+_DEFAULT_EPS = torch.finfo(torch.float32).eps
+
+
+def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Callable:
+    names = ("input", "normalized_shape", "weight", "eps")
+
+    def rms_norm(*args: Any, **kwargs: Any) -> Any:
+        if not _tracing():
+            a = _bind(names, args, kwargs)
+            if a is not None:
+                x, w, shape = a.get("input"), a.get("weight"), a.get("normalized_shape")
+                eps = a.get("eps")
+                eps = _DEFAULT_EPS if eps is None else eps
+                if (
+                    _routable(x)
+                    and _routable(w)
+                    and w.dtype == x.dtype
+                    and w.device == x.device
+                    and w.shape == x.shape[-1:]
+                    and isinstance(shape, (list, tuple, torch.Size))
+                    and tuple(shape) == (x.shape[-1],)
+                    and type(eps) in (float, int)
+                ):
+                    return kernel()(x, w, float(eps))
+        return original(*args, **kwargs)
+
+    rms_norm.__doc__ = original.__doc__
+    rms_norm.__wrapped__ = original  # type: ignore[attr-defined]
+    return rms_norm
+
+
+def _launcher(op: str) -> Callable[[], Callable]:
+    # Looked up on every routed call (one attribute read), so the launcher can be swapped or
+    # spied on after enable().
+    module = importlib.import_module(f"kernelgen_ops.{op}")
+    return lambda: getattr(module, op)
+
+
+def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]]:
+    """(owner, attribute, make_wrapper(original)) for each torch entry point of an op."""
+    if op == "softmax":
+        k = _launcher("softmax")
+        return [
+            (torch, "softmax", lambda o: _softmax_route(o, ("input", "dim", "dtype"), k)),
+            (
+                F,
+                "softmax",
+                lambda o: _softmax_route(o, ("input", "dim", "_stacklevel", "dtype"), k),
+            ),
+            (torch.Tensor, "softmax", lambda o: _softmax_route(o, ("self", "dim", "dtype"), k)),
+        ]
+    if op == "rms_norm":
+        return [(F, "rms_norm", lambda o: _rms_norm_route(o, _launcher("rms_norm")))]
+    return []
+
+
+ROUTABLE = ("softmax", "rms_norm")
+
+# (owner, attribute) -> (what owner.__dict__ held before, our wrapper)
+_patches: dict[tuple[object, str], tuple[object, Callable]] = {}
+_routed: dict[str, list[tuple[object, str]]] = {}
+
+
+def _present() -> list[str]:
+    return [op for op in ROUTABLE if op in _runtime.manifest()["ops"]]
+
+
+def _select(include: Iterable[str] | None, exclude: Iterable[str] | None) -> list[str]:
+    present = _present()
+    for name in (*(include or ()), *(exclude or ())):
+        if name not in present:
+            raise ValueError(
+                f"kernelgen_ops: cannot route {name!r}; routable operators in this library: "
+                f"{', '.join(present) or 'none'}"
+            )
+    chosen = present if include is None else [op for op in present if op in set(include)]
+    return [op for op in chosen if op not in set(exclude or ())]
+
+
+def _patch(op: str) -> None:
+    keys = []
+    for owner, attr, make in _targets(op):
+        before = vars(owner).get(attr, _MISSING)
+        wrapper = make(getattr(owner, attr))
+        setattr(owner, attr, wrapper)
+        _patches[(owner, attr)] = (before, wrapper)
+        keys.append((owner, attr))
+    _routed[op] = keys
+
+
+def _unpatch(op: str) -> None:
+    for key in _routed.pop(op):
+        owner, attr = key
+        before, wrapper = _patches.pop(key)
+        # Someone patched over us since: their function stays, and it still calls ours.
+        if vars(owner).get(attr) is not wrapper:
+            continue
+        if before is _MISSING:
+            delattr(owner, attr)
+        else:
+            setattr(owner, attr, before)
+
+
+def routed() -> list[str]:
+    """The operators whose torch calls are routed now."""
+    return list(_routed)
+
+
+def enable(include: Iterable[str] | None = None, exclude: Iterable[str] | None = None) -> None:
+    """Route the matching torch calls of exactly the selected operators (default: all)."""
+    _set(_select(include, exclude))
+
+
+def disable() -> None:
+    """Give every routed torch function back."""
+    _set([])
+
+
+def _set(ops: list[str]) -> None:
+    for op in [op for op in _routed if op not in ops]:
+        _unpatch(op)
+    for op in ops:
+        if op not in _routed:
+            _patch(op)
+
+
+@contextlib.contextmanager
+def use(
+    include: Iterable[str] | None = None, exclude: Iterable[str] | None = None
+) -> Iterator[None]:
+    """enable(include, exclude) for one block; the routing before it is back on exit."""
+    before = routed()
+    chosen = _select(include, exclude)
+    try:
+        _set(chosen)
+        yield
+    finally:
+        _set(before)

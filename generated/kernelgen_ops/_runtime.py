@@ -1,0 +1,177 @@
+"""What every generated operator shares at run time: tuned configs, provenance, op registration.
+
+Hand-written and shipped with the library (`kernelgen promote` copies it along, never rewrites
+it). Imports torch, triton and the standard library only.
+
+Tuned configs live in configs/<op>.json, one file per operator:
+
+    {"op": "softmax", "sha256": "<hash of the source the tables were tuned for>",
+     "default": {"num_warps": 4},
+     "devices": {"NVIDIA H200|triton-3.6.0": {"4096x4096": {"num_warps": 8}, ...}}}
+
+A table is keyed "<device name>|triton-<version>" because a config tuned under one Triton version
+may not even compile under another; a device tuned under some other Triton version still gets its
+own table (the newest one) rather than the defaults, since block shapes age better than defaults
+do. Bucket keys are the operator's dims rounded up to powers of two, joined by "x".
+"""
+
+import functools
+import json
+import math
+import os
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+import triton
+
+_HERE = Path(__file__).resolve().parent
+# Triton decides between compiling and interpreting when a kernel is decorated, i.e. when the
+# operator modules are imported; reading the variable once here gives the same answer.
+INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
+# The key of the table used off CUDA (CPU under the interpreter): always the defaults.
+_NO_DEVICE = -1
+
+Config = dict[str, Any]
+
+
+def _read_json(path: Path) -> Any:
+    with path.open() as f:
+        return json.load(f)
+
+
+@functools.cache
+def load_configs(op: str) -> dict[str, Any]:
+    """configs/<op>.json, read once per process."""
+    path = _HERE / "configs" / f"{op}.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"kernelgen_ops: {path} is missing; re-run `kernelgen promote {op}`"
+        )
+    data = _read_json(path)
+    return {"default": dict(data.get("default") or {}), "devices": dict(data.get("devices") or {})}
+
+
+def default_config(op: str) -> Config:
+    """The config for shapes and devices nobody tuned: the candidate's own DEFAULT_CONFIG."""
+    return load_configs(op)["default"]
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split("."):
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits) if digits else 0)
+    return tuple(parts)
+
+
+def select_table(
+    devices: Mapping[str, Mapping[str, Config]], device_name: str, triton_version: str
+) -> dict[str, Config]:
+    """The bucket table for a device: exact Triton version, else the device's newest, else {}."""
+    exact = devices.get(f"{device_name}|triton-{triton_version}")
+    if exact is not None:
+        return dict(exact)
+    same_device = [k for k in devices if k.split("|triton-")[0] == device_name]
+    if not same_device:
+        return {}
+    newest = max(same_device, key=lambda k: _version(k.split("|triton-")[-1]))
+    return dict(devices[newest])
+
+
+def nearest_bucket(table: Mapping[str, Config], dims: tuple[int, ...]) -> str:
+    """The key of `table` nearest to `dims` in log2 space (dims rounded up to powers of two)."""
+    want = [math.log2(triton.next_power_of_2(max(int(d), 1))) for d in dims]
+
+    def distance(key: str) -> float:
+        have = [math.log2(int(k)) for k in key.split("x")]
+        return sum(abs(h - w) for h, w in zip(have, want, strict=True))
+
+    return min(table, key=distance)
+
+
+def _device_index() -> int:
+    if INTERPRET or not torch.cuda.is_available():
+        return _NO_DEVICE
+    return torch.cuda.current_device()
+
+
+@functools.cache
+def _table(op: str, index: int) -> dict[str, Config]:
+    if index == _NO_DEVICE:
+        return {}
+    name = torch.cuda.get_device_name(index)
+    return select_table(load_configs(op)["devices"], name, triton.__version__)
+
+
+class TunedTable(Mapping[str, Config]):
+    """An operator's bucket table for the current device, resolved on first use, not at import.
+
+    Promotion replaces a candidate's literal `TUNED = {...}` with one of these, so the candidate's
+    own lookup keeps working unchanged while the numbers come from configs/<op>.json. Resolving
+    lazily keeps `import kernelgen_ops` from initialising CUDA; each device index is resolved
+    once. Candidates cache their lookups per shape, so this is reached on cache misses only.
+    """
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+    def _current(self) -> dict[str, Config]:
+        return _table(self.op, _device_index())
+
+    def __getitem__(self, key: str) -> Config:
+        return self._current()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current())
+
+    def __len__(self) -> int:
+        return len(self._current())
+
+    def __repr__(self) -> str:
+        return f"TunedTable({self.op!r})"
+
+
+def tuned(op: str) -> TunedTable:
+    return TunedTable(op)
+
+
+@functools.cache
+def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
+    """A cached `dims -> config` function for one device, for candidates without their own.
+
+    `index` None means the current device at the time of this call.
+    """
+    table = _table(op, _device_index() if index is None else index)
+    default = default_config(op)
+
+    @functools.lru_cache(maxsize=256)
+    def lookup(*dims: int) -> Config:
+        return table[nearest_bucket(table, dims)] if table else default
+
+    return lookup
+
+
+@functools.lru_cache(maxsize=1)
+def manifest() -> dict[str, Any]:
+    """MANIFEST.json: the provenance of every operator, read once."""
+    return _read_json(_HERE / "MANIFEST.json")
+
+
+def available() -> dict[str, dict[str, Any]]:
+    # A fresh copy each call, so a caller editing the answer cannot edit the cache.
+    return json.loads(json.dumps(manifest()["ops"]))
+
+
+def register(
+    op: str, impl: Callable[..., torch.Tensor], fake: Callable[..., torch.Tensor]
+) -> torch._ops.OpOverload:
+    """Register `impl` as the torch custom op kernelgen_ops::<op>, with `fake` for tracing.
+
+    The schema is inferred from impl's annotations. The op never mutates its inputs (the verifier
+    checks that bitwise), so torch.compile may reorder and deduplicate calls to it.
+    """
+    custom = torch.library.custom_op(f"kernelgen_ops::{op}", impl, mutates_args=())
+    custom.register_fake(fake)
+    return getattr(torch.ops.kernelgen_ops, op).default

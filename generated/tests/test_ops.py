@@ -1,0 +1,181 @@
+"""Every operator against a plain-torch reference written here, evaluated in float64.
+
+On CPU the kernels run through Triton's interpreter, on small cases; on CUDA the same cases run
+compiled, plus bf16 and larger shapes.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import kernelgen_ops
+from kernelgen_ops import _runtime
+
+# (rtol, atol) against a float64 reference; the kernels compute in fp32 and round once.
+TOL = {torch.float32: (1e-5, 1e-5), torch.float16: (1e-3, 1e-3), torch.bfloat16: (1.6e-2, 1e-2)}
+
+
+def _ref_softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x.double(), dim=-1).to(x.dtype)
+
+
+def _ref_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    xd = x.double()
+    return (xd * torch.rsqrt(xd.pow(2).mean(-1, keepdim=True) + eps) * weight.double()).to(x.dtype)
+
+
+def _ref_silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    d = x.shape[-1] // 2
+    xd = x.double()
+    return (F.silu(xd[..., :d]) * xd[..., d:]).to(x.dtype)
+
+
+def _close(out: torch.Tensor, ref: torch.Tensor) -> None:
+    assert type(out) is torch.Tensor
+    assert out.shape == ref.shape and out.dtype == ref.dtype and out.device == ref.device
+    rtol, atol = TOL[ref.dtype]
+    torch.testing.assert_close(out, ref, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# Odd sizes, no power of two, one row, one element, rank 1 and 3; larger ones on CUDA only.
+SHAPES = [(1, 1), (1, 77), (37, 181), (5, 1030), (2, 3, 50), (77,)]
+CUDA_SHAPES = [(4096, 4096), (3, 70001), (64, 151936)]
+
+
+def _shapes() -> list[tuple[int, ...]]:
+    return SHAPES + ([] if _runtime.INTERPRET else CUDA_SHAPES)
+
+
+def _make(shape: tuple[int, ...], dtype: torch.dtype, device: str, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator().manual_seed(seed)
+    return (torch.randn(shape, generator=g) * 3).to(dtype=dtype, device=device)
+
+
+def _layouts(x: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The same values as contiguous, transposed-then-back (strided rows) and sliced views."""
+    out = {"contiguous": x}
+    if x.dim() >= 2:
+        out["transposed"] = x.transpose(-1, -2).contiguous().transpose(-1, -2)
+    wide = torch.cat([x, x], dim=-1)
+    out["sliced"] = wide[..., : x.shape[-1]]
+    return out
+
+
+@pytest.mark.parametrize("shape", _shapes(), ids=str)
+def test_softmax(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> None:
+    for layout, x in _layouts(_make(shape, dtype, device)).items():
+        before = x.clone()
+        out = kernelgen_ops.softmax(x)
+        _close(out, _ref_softmax(x))
+        assert torch.equal(x, before), f"{layout}: input changed"
+
+
+def test_softmax_masked_rows(device: str) -> None:
+    # -inf entries (masked attention scores) must give exact zeros; the rest still sums to one.
+    x = _make((4, 33), torch.float32, device)
+    x[:, ::3] = float("-inf")
+    out = kernelgen_ops.softmax(x)
+    assert (out[:, ::3] == 0).all()
+    _close(out, _ref_softmax(x))
+
+
+@pytest.mark.parametrize("shape", _shapes(), ids=str)
+def test_rms_norm(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> None:
+    weight = _make(shape[-1:], dtype, device, seed=1) * 0.1 + 1
+    for layout, x in _layouts(_make(shape, dtype, device)).items():
+        for eps in (1e-6, 1e-2):
+            before = x.clone()
+            out = kernelgen_ops.rms_norm(x, weight, eps)
+            _close(out, _ref_rms_norm(x, weight, eps))
+            assert torch.equal(x, before), f"{layout}: input changed"
+
+
+def test_rms_norm_default_eps(device: str) -> None:
+    x, w = _make((3, 40), torch.float32, device), torch.ones(40, device=device)
+    _close(kernelgen_ops.rms_norm(x, w), _ref_rms_norm(x, w, 1e-6))
+
+
+@pytest.mark.parametrize("shape", _shapes(), ids=str)
+def test_silu_and_mul(shape: tuple[int, ...], dtype: torch.dtype, device: str) -> None:
+    shape = (*shape[:-1], 2 * shape[-1])
+    for layout, x in _layouts(_make(shape, dtype, device)).items():
+        before = x.clone()
+        out = kernelgen_ops.silu_and_mul(x)
+        _close(out, _ref_silu_and_mul(x))
+        assert torch.equal(x, before), f"{layout}: input changed"
+
+
+def test_outputs_are_fresh(device: str) -> None:
+    x = _make((8, 64), torch.float32, device)
+    w = torch.ones(64, device=device)
+    for out in (kernelgen_ops.softmax(x), kernelgen_ops.rms_norm(x, w, 1e-6)):
+        assert out.is_contiguous() and out.data_ptr() != x.data_ptr()
+    a, b = kernelgen_ops.softmax(x), kernelgen_ops.softmax(x)
+    assert a.data_ptr() != b.data_ptr()
+
+
+def test_empty_rows(device: str) -> None:
+    x = torch.empty((0, 16), device=device)
+    assert kernelgen_ops.softmax(x).shape == (0, 16)
+    assert kernelgen_ops.rms_norm(x, torch.ones(16, device=device), 1e-6).shape == (0, 16)
+    assert kernelgen_ops.silu_and_mul(x).shape == (0, 8)
+
+
+# ------------------------------------------------------------ what the kernels refuse
+
+
+@pytest.mark.parametrize("dtype_", [torch.float64, torch.int32, torch.bool], ids=str)
+def test_unsupported_dtype_is_a_clear_error(dtype_: torch.dtype, device: str) -> None:
+    x = torch.ones((2, 8), device=device).to(dtype_)
+    for call in (kernelgen_ops.softmax, kernelgen_ops.silu_and_mul):
+        with pytest.raises(TypeError, match="float16, bfloat16 and float32"):
+            call(x)
+
+
+def test_bad_shapes_are_clear_errors(device: str) -> None:
+    x = torch.ones((4, 6), device=device)
+    with pytest.raises(ValueError, match="expected \\(6,\\)"):
+        kernelgen_ops.rms_norm(x, torch.ones(5, device=device), 1e-6)
+    with pytest.raises(ValueError, match="expected \\(6,\\)"):
+        kernelgen_ops.rms_norm(x, torch.ones(1, 6, device=device), 1e-6)
+    with pytest.raises(ValueError, match="must be even"):
+        kernelgen_ops.silu_and_mul(torch.ones((4, 5), device=device))
+    with pytest.raises(ValueError, match="at least one dimension"):
+        kernelgen_ops.softmax(torch.tensor(1.0, device=device))
+    with pytest.raises(ValueError, match="non-empty last one"):
+        kernelgen_ops.softmax(torch.ones((3, 0), device=device))
+    with pytest.raises(TypeError, match="must be a tensor"):
+        kernelgen_ops.softmax([1.0, 2.0])  # type: ignore[arg-type]
+
+
+def test_gradients_are_refused_not_dropped(device: str) -> None:
+    # The kernels have no backward: a silent detach would train with a wrong (zero) gradient.
+    x = _make((2, 8), torch.float32, device).requires_grad_()
+    with pytest.raises(RuntimeError, match="no backward"):
+        kernelgen_ops.softmax(x)
+    with torch.no_grad():
+        _close(kernelgen_ops.softmax(x), _ref_softmax(x.detach()))
+
+
+def test_cpu_tensors_need_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_runtime, "INTERPRET", False)
+    with pytest.raises(ValueError, match="run on CUDA"):
+        kernelgen_ops.softmax(torch.ones(2, 8))
+
+
+@pytest.mark.skipif(not _runtime.INTERPRET, reason="bf16 on CPU arises only under the interpreter")
+def test_bf16_under_the_interpreter_is_refused() -> None:
+    with pytest.raises(TypeError, match="interpreter"):
+        kernelgen_ops.softmax(torch.ones(2, 8, dtype=torch.bfloat16))
+
+
+def test_public_api() -> None:
+    assert sorted(kernelgen_ops.__all__) == ["rms_norm", "silu_and_mul", "softmax"]
+    info = kernelgen_ops.available()
+    assert sorted(info) == sorted(kernelgen_ops.__all__)
+    for op, entry in info.items():
+        assert entry["op"] == op and len(entry["sha256"]) == 64
+        # Unmeasured seeds say so; measured kernels carry their device and speedups.
+        assert entry["measured"] == (entry["device"] is not None and entry["speedups"] is not None)
+    info["softmax"]["proposer"] = "edited"
+    assert kernelgen_ops.available()["softmax"]["proposer"] != "edited"

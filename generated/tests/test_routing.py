@@ -1,0 +1,222 @@
+"""enable / disable / use: matching torch calls reach the generated kernels, everything else
+reaches torch, and torch's functions are back exactly as they were afterwards."""
+
+import sys
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import kernelgen_ops
+from kernelgen_ops import _runtime
+
+ORIGINALS = {
+    "torch.softmax": torch.softmax,
+    "F.softmax": F.softmax,
+    "F.rms_norm": F.rms_norm,
+}
+
+
+def _untouched() -> None:
+    assert torch.softmax is ORIGINALS["torch.softmax"]
+    assert F.softmax is ORIGINALS["F.softmax"]
+    assert F.rms_norm is ORIGINALS["F.rms_norm"]
+    assert "softmax" not in vars(torch.Tensor)  # inherited from TensorBase again, not shadowed
+
+
+class Spy:
+    """Counts the calls that reach an operator module's launcher."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, op: str) -> None:
+        module = sys.modules[f"kernelgen_ops.{op}"]
+        self.launcher: Callable = getattr(module, op)
+        self.calls = 0
+        monkeypatch.setattr(module, op, self)
+
+    def __call__(self, *args: object) -> torch.Tensor:
+        self.calls += 1
+        return self.launcher(*args)
+
+
+@pytest.fixture
+def spies(monkeypatch: pytest.MonkeyPatch) -> dict[str, Spy]:
+    return {op: Spy(monkeypatch, op) for op in ("softmax", "rms_norm")}
+
+
+def _x(device: str, shape: tuple[int, ...] = (6, 50), dtype: torch.dtype = torch.float32):
+    return torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(device, dtype)
+
+
+def test_softmax_calls_are_routed(spies: dict[str, Spy], device: str, dtype: torch.dtype) -> None:
+    x = _x(device, dtype=dtype)
+    want = torch.softmax(x, -1)
+    kernelgen_ops.enable()
+    calls: list[Callable[[], torch.Tensor]] = [
+        lambda: torch.softmax(x, -1),
+        lambda: torch.softmax(x, dim=1),
+        lambda: torch.softmax(x, -1, dtype=None),
+        lambda: F.softmax(x, dim=-1),
+        lambda: F.softmax(x, -1),
+        lambda: x.softmax(-1),
+        lambda: x.softmax(dim=-1),
+        lambda: torch.nn.Softmax(dim=-1)(x),
+    ]
+    for i, call in enumerate(calls, 1):
+        torch.testing.assert_close(call(), want)
+        assert spies["softmax"].calls == i
+    kernelgen_ops.disable()
+    _untouched()
+
+
+def test_rms_norm_calls_are_routed(spies: dict[str, Spy], device: str, dtype: torch.dtype) -> None:
+    x = _x(device, dtype=dtype)
+    w = (torch.rand(50) + 0.5).to(device, dtype)
+    with kernelgen_ops.use():
+        for args, kwargs in [
+            ((x, (50,), w, 1e-6), {}),
+            ((x, [50]), {"weight": w, "eps": 1e-5}),
+            ((x, x.shape[-1:], w), {}),  # eps=None: torch's default, float32's epsilon
+        ]:
+            got = F.rms_norm(*args, **kwargs)
+            with kernelgen_ops.use(include=[]):
+                torch.testing.assert_close(got, F.rms_norm(*args, **kwargs))
+        assert spies["rms_norm"].calls == 3
+        norm = torch.nn.RMSNorm(50, eps=1e-6, device=device, dtype=dtype)
+        with torch.no_grad():  # its weight is a parameter that requires grad
+            norm(x)
+        assert spies["rms_norm"].calls == 4
+    _untouched()
+
+
+def test_other_cases_go_to_torch(spies: dict[str, Spy], device: str) -> None:
+    x = _x(device, (4, 6, 10))
+    w = torch.ones(10, device=device)
+    deferred: list[Callable[[], torch.Tensor]] = [
+        lambda: torch.softmax(x, 0),  # another dim
+        lambda: torch.softmax(x, 1),
+        lambda: F.softmax(x, dim=-1, dtype=torch.float64),  # a cast first
+        lambda: torch.softmax(x.double(), -1),  # an unsupported dtype
+        lambda: torch.softmax(torch.ones(3, 0, device=device), -1),  # empty rows
+        lambda: torch.softmax(torch.tensor(2.0, device=device), -1),  # a 0-d tensor
+        lambda: F.rms_norm(x, (6, 10), torch.ones(6, 10, device=device)),  # two dims
+        lambda: F.rms_norm(x, (10,)),  # no weight
+        lambda: F.rms_norm(x.half(), (10,), w),  # another weight dtype
+        lambda: F.rms_norm(x.half(), (10,), w.half(), eps=torch.tensor(1e-6)),  # odd eps
+    ]
+    with kernelgen_ops.use():
+        outs = [call() for call in deferred]
+    assert spies["softmax"].calls == 0 and spies["rms_norm"].calls == 0
+    with kernelgen_ops.use(include=[]):
+        for call, out in zip(deferred, outs, strict=True):
+            torch.testing.assert_close(out, call())
+
+
+def test_autograd_goes_to_torch(spies: dict[str, Spy], device: str) -> None:
+    x = _x(device).requires_grad_()
+    with kernelgen_ops.use():
+        torch.softmax(x, -1)[:, 0].sum().backward()
+        assert spies["softmax"].calls == 0 and x.grad is not None
+        with torch.no_grad():
+            torch.softmax(x, -1)
+        with torch.inference_mode():
+            torch.softmax(x, -1)
+        assert spies["softmax"].calls == 2
+
+
+def test_autocast_goes_to_torch(spies: dict[str, Spy], device: str) -> None:
+    # CUDA autocast computes softmax in float32 and returns float32; the kernel returns float16.
+    x = _x(device, dtype=torch.float16)
+    with torch.autocast(device, dtype=torch.float16):
+        want = torch.softmax(x, -1)
+        with kernelgen_ops.use():
+            out = torch.softmax(x, -1)
+    assert spies["softmax"].calls == 0
+    assert out.dtype == want.dtype
+
+
+def test_vmap_goes_to_torch(spies: dict[str, Spy], device: str) -> None:
+    x = _x(device, (3, 4, 8))
+    with kernelgen_ops.use():
+        out = torch.vmap(lambda t: torch.softmax(t, -1))(x)
+    assert spies["softmax"].calls == 0
+    torch.testing.assert_close(out, torch.softmax(x, -1))
+
+
+def test_tracing_sees_torch(spies: dict[str, Spy], device: str) -> None:
+    x = _x(device)
+
+    def f(t: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(t * 2, -1) + 1
+
+    with kernelgen_ops.use():
+        traced = torch.jit.trace(f, (x,), check_trace=False)
+        assert spies["softmax"].calls == 0
+        assert "aten::softmax" in str(traced.graph)  # not an opaque Triton launch
+        # Routing must not break a graph; what the compiled graph runs is up to the backend.
+        compiled = torch.compile(f, backend="eager", fullgraph=True)
+        torch.testing.assert_close(compiled(x), f(x))
+    torch.testing.assert_close(traced(x), f(x))
+
+
+def test_cpu_without_the_interpreter_goes_to_torch(
+    spies: dict[str, Spy], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_runtime, "INTERPRET", False)
+    with kernelgen_ops.use():
+        torch.softmax(torch.ones(2, 8), -1)
+    assert spies["softmax"].calls == 0
+
+
+def test_bf16_on_cpu_goes_to_torch(spies: dict[str, Spy]) -> None:
+    with kernelgen_ops.use():
+        torch.softmax(torch.ones(2, 8, dtype=torch.bfloat16), -1)
+    assert spies["softmax"].calls == 0
+
+
+def test_include_exclude_and_idempotence(spies: dict[str, Spy], device: str) -> None:
+    x, w = _x(device), torch.ones(50, device=device)
+    kernelgen_ops.enable(include=["softmax"])
+    kernelgen_ops.enable(include=["softmax"])
+    assert kernelgen_ops.routed() == ["softmax"]
+    torch.softmax(x, -1), F.rms_norm(x, (50,), w, 1e-6)
+    assert (spies["softmax"].calls, spies["rms_norm"].calls) == (1, 0)
+    kernelgen_ops.enable(exclude=["softmax"])
+    assert kernelgen_ops.routed() == ["rms_norm"]
+    assert torch.softmax is ORIGINALS["torch.softmax"]
+    kernelgen_ops.enable()
+    kernelgen_ops.enable()
+    assert sorted(kernelgen_ops.routed()) == ["rms_norm", "softmax"]
+    kernelgen_ops.disable()
+    kernelgen_ops.disable()
+    _untouched()
+    with pytest.raises(ValueError, match="silu_and_mul"):  # no torch op to stand in for
+        kernelgen_ops.enable(include=["silu_and_mul"])
+    with pytest.raises(ValueError, match="cannot route 'sofmax'"):
+        kernelgen_ops.enable(exclude=["sofmax"])
+    _untouched()
+
+
+def test_use_restores_the_previous_state_even_on_errors(spies: dict[str, Spy]) -> None:
+    kernelgen_ops.enable(include=["rms_norm"])
+    with pytest.raises(KeyError), kernelgen_ops.use(include=["softmax"]):
+        assert kernelgen_ops.routed() == ["softmax"]
+        raise KeyError("boom")
+    assert kernelgen_ops.routed() == ["rms_norm"]
+    assert torch.softmax is ORIGINALS["torch.softmax"]
+    kernelgen_ops.disable()
+    with pytest.raises(RuntimeError), kernelgen_ops.use():
+        raise RuntimeError
+    _untouched()
+
+
+def test_someone_elses_patch_survives_disable(monkeypatch: pytest.MonkeyPatch) -> None:
+    kernelgen_ops.enable()
+    ours = torch.softmax
+
+    def theirs(*args: object, **kwargs: object) -> torch.Tensor:
+        return ours(*args, **kwargs)
+
+    monkeypatch.setattr(torch, "softmax", theirs)
+    kernelgen_ops.disable()
+    assert torch.softmax is theirs

@@ -1,0 +1,352 @@
+"""Promotion into generated/kernelgen_ops: what it writes, what it refuses, and that the library
+is whole (old or new) whatever happens half-way."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelgen import package, store
+from kernelgen.package import PromoteError, Provenance, promote, promote_from_run, sha256
+from kernelgen.records import (
+    BenchRecord,
+    Budget,
+    CandidateRecord,
+    Ceilings,
+    Environment,
+    PeerTime,
+    RunRecord,
+    RunSettings,
+    ShapeTiming,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+H200 = "NVIDIA H200"
+TUNED_SOFTMAX = (
+    (REPO / "seeds" / "softmax.py")
+    .read_text()
+    .replace(
+        "TUNED: dict[str, dict[str, int]] = {}",
+        'TUNED: dict[str, dict[str, int]] = {\n    "4096x4096": {"num_warps": 8},\n}',
+    )
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project with the real references, seeds and library, in a temporary folder."""
+    for folder in ("references", "seeds"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    shutil.copytree(
+        REPO / "generated" / "kernelgen_ops",
+        tmp_path / "generated" / "kernelgen_ops",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _library(project: Path) -> Path:
+    return project / "generated" / "kernelgen_ops"
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): p.read_text()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _leftovers(project: Path) -> list[str]:
+    return [p.name for p in (project / "generated").iterdir() if p.name.startswith(".")]
+
+
+def _measured(op: str, source: str, **over: object) -> Provenance:
+    fields: dict = dict(
+        op=op,
+        source=f"evaluations/{op}/run-1/candidates/r1-c0/source.py",
+        run_id="run-1",
+        candidate_id="r1-c0",
+        record=f"evaluations/{op}/run-1/candidates/r1-c0/record.json",
+        proposer="llm",
+        model="some-model",
+        round=1,
+        parent="seed",
+        device=H200,
+        triton="3.6.0",
+        torch="2.11.0",
+        speedups=[
+            package.ShapeSpeedup(
+                shape="4096x4096",
+                dtype="bfloat16",
+                median_us=12.5,
+                eager=1.5,
+                compile=1.2,
+                seed=2.0,
+            )
+        ],
+        geomean_eager=1.5,
+        geomean_compile=1.2,
+        geomean_seed=2.0,
+        sha256=sha256(source),
+    )
+    fields.update(over)
+    return Provenance(**fields)
+
+
+def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
+    library = promote("softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX))
+    assert library == _library(project)
+    module = (library / "softmax.py").read_text()
+    header = module.split('"""')[0]
+    for fact in (
+        "evaluations/softmax/run-1/candidates/r1-c0/record.json",
+        "llm",
+        "some-model",
+        H200,
+        "1.50x vs eager",
+        "4096x4096 bfloat16",
+        sha256(TUNED_SOFTMAX),
+    ):
+        assert fact in header, fact
+    assert 'TUNED = _runtime.tuned("softmax")' in module
+    assert 'DEFAULT_CONFIG = _runtime.default_config("softmax")' in module
+    assert "from . import _runtime" in module
+    assert "_softmax_kernel" in module and '"4096x4096": {"num_warps": 8}' not in module
+
+    configs = json.loads((library / "configs" / "softmax.json").read_text())
+    assert configs["devices"] == {f"{H200}|triton-3.6.0": {"4096x4096": {"num_warps": 8}}}
+    assert configs["default"] == {"num_warps": 4} and configs["sha256"] == sha256(TUNED_SOFTMAX)
+
+    manifest = json.loads((library / "MANIFEST.json").read_text())
+    entry = manifest["ops"]["softmax"]
+    assert entry["measured"] is True and entry["tuned_on"] == [f"{H200}|triton-3.6.0"]
+    assert manifest["ops"]["rms_norm"]["measured"] is False  # the other operators are kept
+    init = (library / "__init__.py").read_text()
+    assert "llm run run-1/r1-c0 on NVIDIA H200" in init
+    assert '__all__ = ["rms_norm", "silu_and_mul", "softmax"]' in init
+    assert _leftovers(project) == []
+
+
+def test_an_unmeasured_seed_says_so(project: Path) -> None:
+    source = (project / "seeds" / "rms_norm.py").read_text()
+    prov = Provenance(
+        op="rms_norm", source="seeds/rms_norm.py", proposer="seed", sha256=sha256(source)
+    )
+    library = promote("rms_norm", source, None, prov, check_import=False)
+    assert "NOT MEASURED" in (library / "rms_norm.py").read_text().split('"""')[0]
+    entry = json.loads((library / "MANIFEST.json").read_text())["ops"]["rms_norm"]
+    assert entry["measured"] is False and entry["speedups"] is None and entry["device"] is None
+
+
+def test_render_init_matches_the_committed_library() -> None:
+    # __init__.py is generated: the committed one is what the template gives for its manifest.
+    library = REPO / "generated" / "kernelgen_ops"
+    manifest = package.load_manifest(library)
+    assert package.render_init(manifest) == (library / "__init__.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s.replace("def softmax(x", "def softmax(inp"), "differs from the reference"),
+        (lambda s: s.replace("def softmax(x", "def soft_max(x"), "no top-level function"),
+        (lambda s: s + "\ndef broken(:\n", "line"),
+        (lambda s: s.replace("_config(*dims", "_runtime(*dims"), "uses the name _runtime"),
+    ],
+)
+def test_promote_refuses_bad_sources(project: Path, change, message: str) -> None:
+    source = change(TUNED_SOFTMAX)
+    before = _snapshot(_library(project))
+    with pytest.raises(PromoteError, match=message):
+        promote("softmax", source, None, _measured("softmax", source), check_import=False)
+    assert _snapshot(_library(project)) == before
+
+
+def test_promote_refuses_inconsistent_provenance(project: Path) -> None:
+    with pytest.raises(PromoteError, match="sha256"):
+        promote("softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX + "#"))
+    with pytest.raises(PromoteError, match="provenance is for 'rms_norm'"):
+        promote("softmax", TUNED_SOFTMAX, None, _measured("rms_norm", TUNED_SOFTMAX))
+    seedish = _measured("softmax", TUNED_SOFTMAX, device=None, speedups=None)
+    with pytest.raises(PromoteError, match="needs the device it was tuned on"):
+        promote("softmax", TUNED_SOFTMAX, None, seedish)
+    untuned = TUNED_SOFTMAX.replace("TUNED: dict[str, dict[str, int]] =", "_T =")
+    with pytest.raises(PromoteError, match="no literal TUNED table"):
+        promote("softmax", untuned, {"x|triton-1": {"1x1": {}}}, _measured("softmax", untuned))
+
+
+def test_an_operator_needs_its_contract(project: Path) -> None:
+    (project / "references" / "gelu.py").write_text(
+        '"""gelu(x)."""\nimport torch\n\n\ndef gelu(x: torch.Tensor) -> torch.Tensor:\n'
+        "    return torch.nn.functional.gelu(x)\n"
+    )
+    source = "import triton\n\n\ndef gelu(x):\n    return x\n"
+    with pytest.raises(PromoteError, match="no check_gelu or fake_gelu"):
+        promote("gelu", source, None, _measured("gelu", source), check_import=False)
+
+
+def test_a_library_that_does_not_import_is_not_swapped_in(project: Path) -> None:
+    source = TUNED_SOFTMAX + "\nraise RuntimeError('breaks at import')\n"
+    before = _snapshot(_library(project))
+    with pytest.raises(PromoteError, match="does not import: RuntimeError: breaks at import"):
+        promote("softmax", source, None, _measured("softmax", source))
+    assert _snapshot(_library(project)) == before
+    assert _leftovers(project) == []
+
+
+def test_an_interrupted_swap_leaves_the_old_library(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = _snapshot(_library(project))
+    rename, calls = os.rename, []
+
+    def interrupted(src: str, dst: str) -> None:
+        calls.append(src)
+        if len(calls) == 2:  # the new library into place
+            raise KeyboardInterrupt
+        rename(src, dst)
+
+    monkeypatch.setattr(package.os, "rename", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        promote(
+            "softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX), check_import=False
+        )
+    assert _snapshot(_library(project)) == before
+    assert _leftovers(project) == []
+
+
+def test_a_killed_swap_is_undone_by_the_next_promotion(project: Path) -> None:
+    # kill -9 between the two renames: no library in place, the old one and the new one aside.
+    library = _library(project)
+    before = _snapshot(library)
+    os.rename(library, library.with_name(".kernelgen_ops.old-dead"))
+    shutil.copytree(
+        library.with_name(".kernelgen_ops.old-dead"), library.with_name(".kernelgen_ops.new-dead")
+    )
+    package.recover(library)
+    assert _snapshot(library) == before and _leftovers(project) == []
+
+
+# ---------------------------------------------------------------- promote_from_run
+
+
+def _environment(device: str = "cuda") -> Environment:
+    gpu = H200 if device == "cuda" else None
+    return Environment(
+        device=device,
+        gpu=gpu,
+        torch="2.11.0",
+        triton="3.6.0",
+        python="3.11",
+        host="h",
+        interpreter=device == "cpu",
+    )
+
+
+def _bench(source: str, device: str = "cuda") -> BenchRecord:
+    peer = PeerTime(median_us=10.0, spread=0.01)
+    shape = ShapeTiming(
+        shape="4096x4096",
+        dtype="bfloat16",
+        bytes=1,
+        flops=1,
+        candidate=peer,
+        speedup_eager=1.4,
+        speedup_compile=1.1,
+        speedup_seed=2.5,
+        gbps=1.0,
+        tflops=0.0,
+        limit_pct=50.0,
+        floor_us=5.0,
+        bound="memory",
+    )
+    ceilings = Ceilings(
+        gpu=H200,
+        copy_gbps=4000.0,
+        bf16_tflops=900.0,
+        launch_us=3.0,
+        measured="now",
+        torch="2.11.0",
+        triton="3.6.0",
+    )
+    return BenchRecord(
+        op="softmax",
+        candidate="c",
+        sha256=sha256(source),
+        label="r1-c0",
+        shapes=[shape],
+        ceilings=ceilings,
+        environment=_environment(device),
+        geomean_eager=1.4,
+        geomean_compile=1.1,
+        geomean_seed=2.5,
+    )
+
+
+def _run(best: str | None, candidates: dict[str, dict]) -> str:
+    settings = RunSettings(
+        op="softmax", proposer="llm", model="m", device="cuda", budget=Budget(), seed=0
+    )
+    run = RunRecord(
+        id="run-1",
+        op="softmax",
+        settings=settings,
+        environment=_environment(),
+        state="finished",
+        best=best,
+    )
+    store.save_run(run)
+    for cid, over in candidates.items():
+        fields: dict = dict(
+            id=cid,
+            round=1,
+            parent="seed",
+            proposer="llm",
+            model="m",
+            status="accepted",
+            sha256=sha256(TUNED_SOFTMAX),
+            bench=_bench(TUNED_SOFTMAX),
+        )
+        fields.update(over)
+        store.save_candidate("softmax", "run-1", CandidateRecord(**fields), source=TUNED_SOFTMAX)
+    return run.id
+
+
+def test_promote_from_run_takes_the_best(project: Path) -> None:
+    run_id = _run("r1-c0", {"r1-c0": {}})
+    library = promote_from_run("softmax", run_id)
+    entry = json.loads((library / "MANIFEST.json").read_text())["ops"]["softmax"]
+    assert entry["run_id"] == "run-1" and entry["candidate_id"] == "r1-c0"
+    assert entry["record"] == "evaluations/softmax/run-1/candidates/r1-c0/record.json"
+    assert entry["geomean_seed"] == 2.5 and entry["device"] == H200
+    assert store.load_run("softmax", run_id).promoted
+
+
+@pytest.mark.parametrize(
+    ("best", "candidates", "chosen", "message"),
+    [
+        (None, {"r1-c0": {}}, None, "kept no candidate over the seed"),
+        ("r1-c0", {"r1-c0": {}}, "r9-c9", "has no candidate 'r9-c9' \\(it has: r1-c0\\)"),
+        (
+            "r1-c0",
+            {"r1-c0": {"status": "rejected", "category": "incorrect", "reason": "wrong"}},
+            None,
+            "was not accepted \\(rejected: incorrect: wrong\\)",
+        ),
+        ("r1-c0", {"r1-c0": {"bench": None}}, None, "no timings measured on CUDA"),
+        ("r1-c0", {"r1-c0": {"bench": _bench(TUNED_SOFTMAX, "cpu")}}, None, "measured on CUDA"),
+        ("r1-c0", {"r1-c0": {"sha256": "0" * 64}}, None, "changed since it was judged"),
+    ],
+)
+def test_promote_from_run_refuses(project: Path, best, candidates, chosen, message) -> None:
+    run_id = _run(best, candidates)
+    before = _snapshot(_library(project))
+    with pytest.raises(PromoteError, match=message):
+        promote_from_run("softmax", run_id, chosen)
+    assert _snapshot(_library(project)) == before
+    assert not store.load_run("softmax", run_id).promoted
