@@ -11,7 +11,6 @@ from kernelgen.errors import UsageError
 from kernelgen.records import Verdict
 from kernelgen.spec import load_spec
 from kernelgen.verify.sandbox import run_isolated
-from kernelgen.verify.worker import VerifyRequest
 
 DEFAULT_TIMEOUT_S = {"cpu": 900.0, "cuda": 300.0}
 DEFAULT_MEMORY_MB = 8192
@@ -66,6 +65,9 @@ def verify_candidate(
     gate = static_gate(op, path, source, device, seed)
     if gate is not None:
         return gate
+    # Imported here: the sandbox's child starts in this package and must not pay for torch.
+    from kernelgen.verify.worker import VerifyRequest
+
     request = VerifyRequest(op=op, path=str(path.resolve()), sha256=sha256(source),
                             device=device, seed=seed, root=str(paths.root()))
     outcome = run_isolated(

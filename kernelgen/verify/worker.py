@@ -57,7 +57,8 @@ def _classify(exc: BaseException) -> Failure:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else name
     if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources"):
         return Failure("compile", f"{name}: {text}")
-    if isinstance(exc, torch.cuda.OutOfMemoryError) or name == "OutOfMemoryError":
+    if (isinstance(exc, (torch.cuda.OutOfMemoryError, MemoryError)) or name == "OutOfMemoryError"
+            or "can't allocate memory" in text):
         return Failure("oom", text)
     if "illegal memory access" in text or "CUDA error" in text:
         return Failure("crash", text)

@@ -1,0 +1,79 @@
+"""The sandbox survives whatever runs in it: hang, segfault, abort, os._exit, memory blow-up,
+exceptions, leftover processes and threads, and a forged result."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelgen.verify.sandbox import run_isolated
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _targets_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = os.environ.get("PYTHONPATH", "")
+    monkeypatch.setenv("PYTHONPATH", f"{HERE}{os.pathsep}{path}" if path else str(HERE))
+
+
+def _run(target: str, request: str = "x", timeout_s: float = 20, memory_mb: int = 2048):
+    return run_isolated(f"sandbox_targets:{target}", request, timeout_s=timeout_s,
+                        memory_mb=memory_mb, device="cpu")
+
+
+def test_result_comes_back() -> None:
+    out = _run("ok", "hello")
+    assert out.result == "HELLO" and out.category is None
+
+
+@pytest.mark.parametrize(
+    ("target", "category", "words"),
+    [
+        ("segfault", "crash", "SIGSEGV"),
+        ("abort", "crash", "SIGABRT"),
+        ("exit_quietly", "crash", "without a result"),
+        ("raises", "crash", "boom"),
+        ("forge_result", "crash", "without a result"),
+    ],
+)
+def test_death_is_a_category(target: str, category: str, words: str) -> None:
+    out = _run(target)
+    assert out.result is None
+    assert out.category == category
+    assert words in (out.reason or "")
+
+
+def test_hang_is_killed_at_the_timeout() -> None:
+    start = time.monotonic()
+    out = _run("hang", timeout_s=2)
+    assert out.category == "timeout"
+    assert time.monotonic() - start < 10
+
+
+def test_memory_cap() -> None:
+    out = _run("eat_memory", memory_mb=512)
+    assert out.category in ("oom", "crash")
+    assert out.result is None
+
+
+def test_leftover_processes_are_killed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    out = _run("leave_children", str(pid_file), timeout_s=5)
+    assert out.category == "timeout"
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        # A killed child stays a zombie until reaped by init; treat a zombie as dead.
+        stat = Path(f"/proc/{pid}/stat")
+        if stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z":
+            return
+        time.sleep(0.1)
+    pytest.fail(f"grandchild {pid} outlived the sandbox")
