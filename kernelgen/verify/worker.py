@@ -51,19 +51,42 @@ class _Rejected(Exception):
         self.case = case
 
 
-def _classify(exc: BaseException) -> Failure:
+def _candidate_line(exc: BaseException, path: Path) -> str:
+    """' (line N)' for the deepest frame of the candidate's own file, through chained causes."""
+    line = None
+    seen: BaseException | None = exc
+    while seen is not None:
+        for frame in traceback.extract_tb(seen.__traceback__):
+            if Path(frame.filename).resolve() == path.resolve():
+                line = frame.lineno
+        seen = seen.__cause__
+    return f" (line {line})" if line else ""
+
+
+def _frontend_error(exc: BaseException) -> bool:
+    """Under the interpreter there is no compile step: an error raised by triton.language's
+    own checks (a non-constexpr arange, a shape mismatch) is what the GPU compiler would report."""
+    cause = exc.__cause__
+    if type(exc).__name__ != "InterpreterError" or cause is None:
+        return False
+    frames = traceback.extract_tb(cause.__traceback__)
+    return bool(frames) and "triton/language" in frames[-1].filename.replace("\\", "/")
+
+
+def _classify(exc: BaseException, path: Path) -> Failure:
     """Map an exception raised by the candidate's call to a category."""
     name = type(exc).__name__
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else name
-    if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources"):
-        return Failure("compile", f"{name}: {text}")
+    where = _candidate_line(exc, path)
+    if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources") or (
+        _frontend_error(exc)
+    ):
+        return Failure("compile", f"{name}: {text}{where}")
     if (isinstance(exc, (torch.cuda.OutOfMemoryError, MemoryError)) or name == "OutOfMemoryError"
             or "can't allocate memory" in text):
         return Failure("oom", text)
     if "illegal memory access" in text or "CUDA error" in text:
         return Failure("crash", text)
-    frame = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-    where = f" (line {frame[0].lineno})" if frame else ""
     return Failure("crash", f"{name}: {text}{where}")
 
 
@@ -117,7 +140,7 @@ class Judge:
                 if self.device == "cuda":
                     torch.cuda.synchronize()
             except BaseException as e:  # noqa: BLE001 - SystemExit too: it is the candidate's
-                raise _Rejected(_classify(e), case) from None
+                raise _Rejected(_classify(e, self.path), case) from None
         self.kernels.update(log.launches)
         if log.new_threads:
             raise _Rejected(Failure("provenance", f"started threads {log.new_threads}"), case)
