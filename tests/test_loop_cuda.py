@@ -1,0 +1,112 @@
+"""The loop's CUDA path (bench, tune, select, promote) on CPU, with the GPU steps faked: the
+bookkeeping must be right before a GPU second is spent on it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelgen import loop, optimize, store
+from kernelgen.propose.tune import TuneProposer
+from kernelgen.records import (
+    BenchRecord,
+    Budget,
+    Ceilings,
+    Environment,
+    PeerTime,
+    ShapeTiming,
+    Verdict,
+)
+from kernelgen.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = Environment(device="cuda", gpu="NVIDIA H200", torch="2.11", triton="3.6.0",
+                  python="3.12", host="h", interpreter=False)
+CEIL = Ceilings(gpu="NVIDIA H200", copy_gbps=4250, bf16_tflops=700, launch_us=3.3,
+                measured="t", torch="2.11", triton="3.6.0")
+
+
+def bench_record(op: str, label: str, us: float) -> BenchRecord:
+    spec = load_spec(op)
+    shapes = []
+    for b in spec.data.bench:
+        cost = spec.cost(b.dims, b.dtype)
+        shapes.append(ShapeTiming(
+            shape=b.name, dtype=b.dtype, bytes=cost.bytes, flops=cost.flops,
+            candidate=PeerTime(median_us=us, spread=0.01),
+            eager=PeerTime(median_us=100.0, spread=0.01), gbps=1.0, tflops=1.0,
+            limit_pct=50.0, floor_us=1.0, bound="memory"))
+    return BenchRecord(op=op, candidate=label, sha256="x", label=label, shapes=shapes,
+                       ceilings=CEIL, environment=ENV)
+
+
+@pytest.fixture()
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for folder in ("references", "seeds"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kernelgen.bench as bench
+    import kernelgen.loop as loop_mod
+    import kernelgen.package as package
+    from kernelgen.bench.worker import TuneResult, VariantShape, VariantTiming
+
+    op = "silu_and_mul"
+    spec = load_spec(op)
+    timed: list[list[str]] = []
+
+    def fake_bench(op_: str, contenders, peers=True, **_: object):
+        timed.append([label for label, _ in contenders])
+        # The tuned candidate is twice as fast as whatever it is compared with.
+        return [bench_record(op_, label, 10.0 if label.endswith("c01") else 20.0)
+                for label, _ in contenders]
+
+    def fake_tune(op_: str, sources: list[str], shapes=None, **_: object) -> TuneResult:
+        # Variant i takes 100 - i us on every shape: the last config of the space wins.
+        return TuneResult(variants=[
+            VariantTiming(index=i, shapes=[VariantShape(shape=b.name, median_us=100.0 - i)
+                                           for b in spec.data.bench])
+            for i in range(len(sources))])
+
+    def fake_verify(op_: str, path: Path, *, device: str, seed: int | None = None, **_: object):
+        return Verdict(op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda",
+                       seed=seed or 0, seconds=0.1)
+
+    promoted: list[tuple[str, str, str | None]] = []
+    monkeypatch.setattr(bench, "bench_files", fake_bench)
+    monkeypatch.setattr(bench, "tune_variants", fake_tune)
+    monkeypatch.setattr(loop_mod, "verify_candidate", fake_verify)
+    monkeypatch.setattr(loop_mod, "environment", lambda device: ENV)
+    monkeypatch.setattr(package, "promote_from_run",
+                        lambda o, r, c=None: promoted.append((o, r, c)) or project)
+
+    proposer = TuneProposer(spec, "cuda")
+    runner = loop.start(op, proposer, device="cuda", budget=Budget(rounds=2, candidates=1))
+    run = runner.run_loop()
+    run.promoted = optimize.maybe_promote(run, runner.observer)
+
+    assert run.seed_bench is not None  # the seed timed against eager/compile first
+    assert timed[0] == ["seed"]
+    assert timed[1] == ["r01-c01", "best"]  # then the candidate against the best, interleaved
+    assert run.best == "r01-c01"
+    records = store.load_candidates(op, run.id)
+    assert [r.id for r in records] == ["r01-c01"]
+    assert records[0].became_best and records[0].speedup == pytest.approx(2.0)
+    source = store.candidate_source(op, run.id, "r01-c01")
+    # The winning configuration (the space's last) is in the emitted TUNED table.
+    from kernelgen import tuning
+
+    space = tuning.space((project / "seeds" / f"{op}.py").read_text())
+    assert space is not None
+    last = tuning.configs(space)[-1]
+    assert str(last["BLOCK_SIZE"]) in source and "TUNED: dict[str, dict[str, int]] = {" in source
+    assert "nothing more" in (run.stopped or "")
+    assert promoted == [(op, run.id, "r01-c01")] and run.promoted
