@@ -7,14 +7,14 @@
 
 enable() patches torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax and
 torch.nn.functional.rms_norm (so nn.Softmax and nn.RMSNorm follow) with wrappers that send a call
-to the kernel only when it computes the same thing torch would: the last dimension, a float16,
-bfloat16 or float32 tensor on CUDA (or on CPU under TRITON_INTERPRET=1), no dtype= cast, no
-gradient needed, no autocast (which would compute in float32 and return float32), and plain
-tensors only (not vmap/functorch wrappers, fake tensors or other subclasses). Every other call
-goes to the function that was there before, unchanged. Inside torch.compile, torch.jit.trace and
-torch.fx tracing the wrappers step aside too: tracers must see torch's op (Inductor generates and
-fuses its own kernel for it); to put a generated kernel into a compiled graph, call
-kernelgen_ops.<op> directly, which is a torch custom op.
+to the kernel only when it computes the same thing torch would: the last dimension; a float16,
+bfloat16 or float32 tensor on CUDA (on CPU under TRITON_INTERPRET=1, float16 and float32 only:
+the interpreter's bf16 arithmetic is not the GPU's); no dtype= cast; no gradient needed; no
+autocast (which computes in float32 and returns float32); plain tensors only (not vmap/functorch
+wrappers, fake tensors or other subclasses). Every other call goes to the function that was there
+before, unchanged. While tracing (torch.compile, torch.jit.trace, torch.fx) the wrappers step
+aside too, so the tracer records torch's op and Inductor generates and fuses its own kernel; to
+put a generated kernel into a compiled graph, call kernelgen_ops.<op>, a torch custom op.
 
 torch.jit.script cannot compile these wrappers: call disable() before scripting.
 """

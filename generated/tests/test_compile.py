@@ -47,9 +47,9 @@ def test_fake_outputs(op: str, device: str, dtype: torch.dtype) -> None:
         assert meta.shape == real.shape and meta.dtype == real.dtype
 
 
-def test_fake_checks_the_contract() -> None:
+def test_fake_checks_the_contract(device: str) -> None:
     with FakeTensorMode(), pytest.raises(ValueError, match="must be even"):
-        torch.ops.kernelgen_ops.silu_and_mul(torch.empty(4, 7))
+        torch.ops.kernelgen_ops.silu_and_mul(torch.empty(4, 7, device=device))
 
 
 def _model(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
