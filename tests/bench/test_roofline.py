@@ -178,3 +178,37 @@ def test_geomean_math_in_the_reason() -> None:
     ok, why = accepts(new, _record(BEST))
     assert ok and f"x{2 ** (1 / 3):.3f}" in why
     assert math.isclose(roofline.geomean([2.0, 1.0, 1.0]) or 0, 2 ** (1 / 3))
+
+
+def _launch_record(times: dict[str, tuple[float, float, float | None]]) -> BenchRecord:
+    """Decode-sized shapes (a few KB): launch-bound; (do_bench us, its spread, graph us)."""
+    shapes = [
+        roofline.shape_timing(
+            name, "bfloat16", 8_000, 0,
+            PeerTime(median_us=us, spread=spread, graph_us=graph), CEIL,
+        )
+        for name, (us, spread, graph) in times.items()
+    ]  # fmt: skip
+    assert all(s.bound == "launch" for s in shapes)
+    return BenchRecord(op="softmax", candidate="c.py", sha256="0", label="x", shapes=shapes,
+                       ceilings=CEIL, environment=ENV)  # fmt: skip
+
+
+def test_launch_bound_shapes_are_judged_on_graph_time() -> None:
+    # do_bench says the new one is 9x slower on d (host jitter); the graphs say 2x faster.
+    best = _launch_record({"d": (20.0, 0.3, 4.0), "e": (25.0, 0.3, 6.0)})
+    new = _launch_record({"d": (180.0, 0.3, 2.0), "e": (24.0, 0.3, 3.0)})
+    ok, why = accepts(new, best)
+    assert ok, why
+    # Without graph times the do_bench figures decide, with their own noise as the tolerance.
+    best_plain = _launch_record({"d": (20.0, 0.3, None), "e": (25.0, 0.3, None)})
+    new_plain = _launch_record({"d": (180.0, 0.3, None), "e": (24.0, 0.3, None)})
+    ok, why = accepts(new_plain, best_plain)
+    assert not ok and why.startswith("d regresses")
+
+
+def test_a_shape_regresses_only_beyond_its_own_noise() -> None:
+    # 20% slower on a shape whose rounds spread 10%: within 3x its noise, so not a regression.
+    new = _record({"a": (50.0, 0.0), "b": (100.0, 0.0), "c": (60.0, 0.1)})
+    ok, why = accepts(new, _record(BEST))
+    assert ok, why
