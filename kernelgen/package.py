@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kernelgen import paths, store
 from kernelgen.errors import KernelgenError
-from kernelgen.records import CandidateRecord, now
+from kernelgen.records import BenchRecord, CandidateRecord, now
 
 HAND_WRITTEN = ("_runtime.py", "_contracts.py", "_routing.py")
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -605,10 +605,28 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> Provenance:
-    bench = cand.bench
-    assert bench is not None
+def _measured(bench: BenchRecord) -> dict[str, object]:
+    """The Provenance fields that come from a CUDA bench record."""
     env = bench.environment
+    return {
+        "device": env.gpu,
+        "driver": env.driver,
+        "cuda": env.cuda,
+        "torch": env.torch,
+        "triton": env.triton,
+        "speedups": [
+            ShapeSpeedup(shape=s.shape, dtype=s.dtype, median_us=s.candidate.median_us,
+                         eager=s.speedup_eager, compile=s.speedup_compile, seed=s.speedup_seed)
+            for s in bench.shapes
+        ],
+        "geomean_eager": bench.geomean_eager,
+        "geomean_compile": bench.geomean_compile,
+        "geomean_seed": bench.geomean_seed,
+    }
+
+
+def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> Provenance:
+    assert cand.bench is not None
     return Provenance(
         op=op,
         source=_relative(store.candidate_path(op, run_id, cand.id)),
@@ -619,27 +637,19 @@ def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> P
         model=cand.model,
         round=cand.round,
         parent=cand.parent,
-        device=env.gpu,
-        driver=env.driver,
-        cuda=env.cuda,
-        torch=env.torch,
-        triton=env.triton,
-        speedups=[
-            ShapeSpeedup(
-                shape=s.shape,
-                dtype=s.dtype,
-                median_us=s.candidate.median_us,
-                eager=s.speedup_eager,
-                compile=s.speedup_compile,
-                seed=s.speedup_seed,
-            )
-            for s in bench.shapes
-        ],
-        geomean_eager=bench.geomean_eager,
-        geomean_compile=bench.geomean_compile,
-        geomean_seed=bench.geomean_seed,
         sha256=sha256(source),
+        **_measured(cand.bench),
     )
+
+
+def provenance_of_bench(op: str, bench: BenchRecord, record: Path, source_name: str,
+                        source: str, note: str) -> Provenance:
+    """A kernel measured by `kernelgen bench` outside a run (the seeds, before any run wins)."""
+    if sha256(source) != bench.sha256:
+        raise PromoteError(f"{record}: measured sha256 {bench.sha256[:12]}, but the source "
+                           f"given hashes to {sha256(source)[:12]}")
+    return Provenance(op=op, source=source_name, record=_relative(record), proposer="seed",
+                      sha256=bench.sha256, note=note, **_measured(bench))
 
 
 def promote_from_run(op: str, run_id: str, candidate_id: str | None = None) -> Path:

@@ -1,45 +1,78 @@
-"""Create the first library from the seeds: honest placeholders until a GPU run replaces them.
+"""Fill the library with the seeds, until a GPU run's winner replaces them.
 
-    python scripts/bootstrap_library.py [OP ...]      (default: every seed)
+    python scripts/bootstrap_library.py [OP ...]           unmeasured seeds (default: every seed)
+    python scripts/bootstrap_library.py --bench [OP ...]   seeds with their committed H200 record
 
-Each seed is promoted with proposer "seed", no run and no measurements, so MANIFEST.json and the
-module headers say plainly that nothing was measured; `kernelgen optimize OP` on a GPU followed by
-`kernelgen promote OP --run RUN_ID` replaces it.
+Without --bench each seed is promoted with proposer "seed", no run and no measurements, so
+MANIFEST.json and the module headers say plainly that nothing was measured. With --bench, the
+latest `evaluations/<op>/bench-seed-*.json` (written by `kernelgen bench OP --seed` on a GPU) is
+the evidence: the source promoted is the one that record measured, found by its sha256 in the
+seed file or in the seed's git history, and the module carries the record's speedups.
+`kernelgen optimize OP` on a GPU, then `kernelgen promote OP --run RUN_ID`, replaces it.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 from kernelgen import paths
 from kernelgen.errors import KernelgenError
-from kernelgen.package import Provenance, promote, sha256
+from kernelgen.package import Provenance, promote, provenance_of_bench, sha256
+from kernelgen.records import BenchRecord
 
 NOTE = (
     "seed kernel, promoted without a run: NOT MEASURED; `kernelgen optimize OP` on a GPU, "
     "then `kernelgen promote OP --run RUN_ID` replaces it"
 )
+BENCH_NOTE = (
+    "seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP --seed` "
+    "on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces it"
+)
 
 
-def bootstrap(ops: list[str]) -> None:
-    for op in ops:
-        path = paths.seeds_dir() / f"{op}.py"
+def _git_versions(rel: str) -> list[str]:
+    """Every committed version of a file, newest first."""
+    revs = subprocess.run(["git", "log", "--format=%H", "--", rel], cwd=paths.root(),
+                          capture_output=True, text=True, check=False).stdout.split()
+    return [subprocess.run(["git", "show", f"{r}:{rel}"], cwd=paths.root(), capture_output=True,
+                           text=True, check=False).stdout for r in revs]
+
+
+def _measured_source(op: str, digest: str) -> str:
+    rel = f"seeds/{op}.py"
+    for source in [(paths.root() / rel).read_text(), *_git_versions(rel)]:
+        if sha256(source) == digest:
+            return source
+    raise KernelgenError(f"{rel}: no version (file or git history) has sha256 {digest[:12]}")
+
+
+def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
+    path = paths.seeds_dir() / f"{op}.py"
+    rel = str(path.relative_to(paths.root()))
+    if not with_bench:
         source = path.read_text()
-        provenance = Provenance(
-            op=op,
-            source=str(path.relative_to(paths.root())),
-            proposer="seed",
-            sha256=sha256(source),
-            note=NOTE,
-        )
-        library = promote(op, source, None, provenance)
-        print(f"{op}: {path.relative_to(paths.root())} -> {library / (op + '.py')}")
+        return source, Provenance(op=op, source=rel, proposer="seed", sha256=sha256(source),
+                                  note=NOTE)
+    records = sorted((paths.evaluations_dir() / op).glob("bench-seed-*.json"))
+    if not records:
+        raise KernelgenError(f"{op}: no evaluations/{op}/bench-seed-*.json to take the "
+                             "timings from (run `kernelgen bench OP --seed` on a GPU)")
+    bench = BenchRecord.model_validate_json(records[-1].read_text())
+    source = _measured_source(op, bench.sha256)
+    return source, provenance_of_bench(op, bench, records[-1], rel, source, BENCH_NOTE)
 
 
 def main(argv: list[str]) -> int:
-    ops = argv or sorted(p.stem for p in paths.seeds_dir().glob("*.py"))
+    with_bench = "--bench" in argv
+    ops = [a for a in argv if a != "--bench"] or sorted(
+        p.stem for p in paths.seeds_dir().glob("*.py"))
     try:
-        bootstrap(ops)
+        for op in ops:
+            source, provenance = _seed_provenance(op, with_bench)
+            library = promote(op, source, None, provenance)
+            print(f"{op}: {provenance.source} ({provenance.record or 'no record'}) -> "
+                  f"{library / (op + '.py')}")
     except KernelgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

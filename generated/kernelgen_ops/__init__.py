@@ -2,9 +2,9 @@
 
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
-    kernelgen_ops.rms_norm(...)      seeds/rms_norm.py, seed, not measured
-    kernelgen_ops.silu_and_mul(...)  seeds/silu_and_mul.py, seed, not measured
-    kernelgen_ops.softmax(...)       seeds/softmax.py, seed, not measured
+    kernelgen_ops.rms_norm(...)      seed run None/None on NVIDIA H200, 6.00x vs eager
+    kernelgen_ops.silu_and_mul(...)  seed run None/None on NVIDIA H200, 1.32x vs eager
+    kernelgen_ops.softmax(...)       seed run None/None on NVIDIA H200, 0.66x vs eager
 
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
@@ -30,7 +30,7 @@ def available() -> dict[str, dict]:
     return _runtime.available()
 
 
-# rms_norm: seeds/rms_norm.py, seed, not measured
+# rms_norm: seed run None/None on NVIDIA H200, 6.00x vs eager
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
     _contracts.check_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
@@ -51,7 +51,8 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     """rms_norm(x, weight, eps): x * rsqrt(mean(x^2, -1) + eps) * weight over the last dimension,
     computed in fp32 (or wider), returned in x's dtype.
 
-    Kernel: seeds/rms_norm.py, seed, not measured; see kernelgen_ops.available()["rms_norm"].
+    Kernel: seed run None/None on NVIDIA H200, 6.00x vs eager; see
+    kernelgen_ops.available()["rms_norm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
     # launcher is called directly, which skips the dispatcher's per-call overhead.
@@ -61,7 +62,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     return _rms_norm.rms_norm(x, weight, eps)
 
 
-# silu_and_mul: seeds/silu_and_mul.py, seed, not measured
+# silu_and_mul: seed run None/None on NVIDIA H200, 1.32x vs eager
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
@@ -81,7 +82,7 @@ _silu_and_mul_op = _runtime.register(
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     """silu_and_mul(x): for x[..., 2d], silu(x[..., :d]) * x[..., d:], of shape [..., d].
 
-    Kernel: seeds/silu_and_mul.py, seed, not measured; see
+    Kernel: seed run None/None on NVIDIA H200, 1.32x vs eager; see
     kernelgen_ops.available()["silu_and_mul"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
@@ -92,7 +93,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _silu_and_mul.silu_and_mul(x)
 
 
-# softmax: seeds/softmax.py, seed, not measured
+# softmax: seed run None/None on NVIDIA H200, 0.66x vs eager
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_softmax(x)
     return _softmax.softmax(x)
@@ -112,7 +113,8 @@ _softmax_op = _runtime.register(
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
 
-    Kernel: seeds/softmax.py, seed, not measured; see kernelgen_ops.available()["softmax"].
+    Kernel: seed run None/None on NVIDIA H200, 0.66x vs eager; see
+    kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
     # launcher is called directly, which skips the dispatcher's per-call overhead.

@@ -3,14 +3,20 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/rms_norm.json); ruff leaves it as it is.
 #
 # source    seeds/rms_norm.py
-# record    none: promoted without a run
+# record    evaluations/rms_norm/bench-seed-20261130T153823Z.json
 # proposer  seed (model -, round -, parent -)
-# device    none: NOT MEASURED on any GPU
-# speedups  none: NOT MEASURED
+# device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# speedups  geomean 6.00x vs eager, 1.40x vs torch.compile, - vs seed
+#           4096x4096 bfloat16: 22.4 us, 11.37x eager, 1.10x compile, - seed
+#           16384x8192 bfloat16: 134.9 us, 13.09x eager, 0.96x compile, - seed
+#           64x7168 bfloat16: 28.5 us, 3.48x eager, 1.65x compile, - seed
+#           1x4096 bfloat16: 24.3 us, 3.85x eager, 1.76x compile, - seed
+#           8x7168 bfloat16: 20.7 us, 3.92x eager, 1.75x compile, - seed
 # sha256    1e0a1255af835ddf2faccfe42a4bb45dfe5645a225cb81f851f3ec218c3faddd
-# promoted  2026-11-30T15:34:14+00:00
-# note      seed kernel, promoted without a run: NOT MEASURED; `kernelgen optimize OP` on a GPU,
-#           then `kernelgen promote OP --run RUN_ID` replaces it
+# promoted  2026-11-30T16:03:24+00:00
+# note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
+#           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
+#           it
 #
 # ruff: noqa
 # fmt: off

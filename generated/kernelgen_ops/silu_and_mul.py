@@ -3,14 +3,19 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/silu_and_mul.json); ruff leaves it as it is.
 #
 # source    seeds/silu_and_mul.py
-# record    none: promoted without a run
+# record    evaluations/silu_and_mul/bench-seed-20261130T153947Z.json
 # proposer  seed (model -, round -, parent -)
-# device    none: NOT MEASURED on any GPU
-# speedups  none: NOT MEASURED
+# device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# speedups  geomean 1.32x vs eager, 1.29x vs torch.compile, - vs seed
+#           4096x14336 bfloat16: 90.5 us, 3.54x eager, 0.96x compile, - seed
+#           64x18432 bfloat16: 21.3 us, 0.77x eager, 1.66x compile, - seed
+#           16384x4096 bfloat16: 102.1 us, 3.57x eager, 0.97x compile, - seed
+#           1x14336 bfloat16: 23.4 us, 0.31x eager, 1.83x compile, - seed
 # sha256    646318acd8fc286b30378bb6417fc71c3517587c209adcef9ea7da5ddfa6ba16
-# promoted  2026-11-30T15:34:16+00:00
-# note      seed kernel, promoted without a run: NOT MEASURED; `kernelgen optimize OP` on a GPU,
-#           then `kernelgen promote OP --run RUN_ID` replaces it
+# promoted  2026-11-30T16:03:27+00:00
+# note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
+#           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
+#           it
 #
 # ruff: noqa
 # fmt: off

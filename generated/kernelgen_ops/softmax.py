@@ -3,14 +3,21 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json); ruff leaves it as it is.
 #
 # source    seeds/softmax.py
-# record    none: promoted without a run
+# record    evaluations/softmax/bench-seed-20261130T153623Z.json
 # proposer  seed (model -, round -, parent -)
-# device    none: NOT MEASURED on any GPU
-# speedups  none: NOT MEASURED
+# device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# speedups  geomean 0.66x vs eager, 0.77x vs torch.compile, - vs seed
+#           4096x4096 bfloat16: 22.0 us, 2.64x eager, 2.04x compile, - seed
+#           32768x1024 bfloat16: 39.4 us, 1.50x eager, 0.95x compile, - seed
+#           1024x32768 bfloat16: 66.2 us, 1.07x eager, 1.13x compile, - seed
+#           256x151936 bfloat16: 753.6 us, 0.12x eager, 0.20x compile, - seed
+#           1x32000 bfloat16: 13.6 us, 1.17x eager, 3.55x compile, - seed
+#           16x151936 bfloat16: 343.3 us, 0.13x eager, 0.13x compile, - seed
 # sha256    9a65c1e7cc2deba09fcae8e980d93f824a73facb7a8c7560c1d3ac55e70f86cf
-# promoted  2026-11-30T15:34:19+00:00
-# note      seed kernel, promoted without a run: NOT MEASURED; `kernelgen optimize OP` on a GPU,
-#           then `kernelgen promote OP --run RUN_ID` replaces it
+# promoted  2026-11-30T16:03:29+00:00
+# note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
+#           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
+#           it
 #
 # ruff: noqa
 # fmt: off
