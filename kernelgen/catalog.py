@@ -33,15 +33,17 @@ def list_ops() -> list[dict[str, Any]]:
         status = "no"
         if generated and isinstance(entry, dict):
             status = entry.get("proposer") or "yes"
-        rows.append({
-            "name": name,
-            "seed": seed_path(name).is_file(),
-            "generated": generated,
-            "generated_status": status,
-            "cases": len(spec.cases),
-            "interpreter_cases": sum(c.interpreter for c in spec.cases),
-            "bench_shapes": [b.name for b in spec.data.bench],
-        })
+        rows.append(
+            {
+                "name": name,
+                "seed": seed_path(name).is_file(),
+                "generated": generated,
+                "generated_status": status,
+                "cases": len(spec.cases),
+                "interpreter_cases": sum(c.interpreter for c in spec.cases),
+                "bench_shapes": [b.name for b in spec.data.bench],
+            }
+        )
     return rows
 
 

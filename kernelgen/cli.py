@@ -17,8 +17,11 @@ from rich.table import Table
 from kernelgen import views
 from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Generate, verify, profile and keep the best Triton kernel per operator.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Generate, verify, profile and keep the best Triton kernel per operator.",
+)
 out = Console(highlight=False)
 err = Console(stderr=True, highlight=False)
 
@@ -102,7 +105,9 @@ def bench(
     op: Annotated[str, typer.Argument()],
     file: Annotated[Path | None, typer.Argument(help="candidate module")] = None,
     seed: Annotated[bool, typer.Option("--seed", help="bench seeds/OP.py")] = False,
-    generated: Annotated[bool, typer.Option("--generated", help="bench the library's kernel")] = False,
+    generated: Annotated[
+        bool, typer.Option("--generated", help="bench the library's kernel")
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ):
     """Time a kernel against torch eager and torch.compile on every benchmark shape (CUDA)."""
@@ -142,8 +147,12 @@ class _LiveObserver:
             b = run.settings.budget
             t.add_row("run", run.id, "round", f"{run.rounds_done + 1}/{b.rounds}")
             cost = f"${run.usage.cost_usd:.4f}" if run.usage.cost_usd is not None else "-"
-            t.add_row("best", run.best or "seed", "budget",
-                      f"{run.usage.tokens} tokens, {cost}, {run.elapsed_s:.0f} s")
+            t.add_row(
+                "best",
+                run.best or "seed",
+                "budget",
+                f"{run.usage.tokens} tokens, {cost}, {run.elapsed_s:.0f} s",
+            )
         t.add_row("now", self.status)
         return t
 
@@ -165,8 +174,10 @@ class _LiveObserver:
 def optimize(
     ops: Annotated[list[str] | None, typer.Argument(help="operators (or --all)")] = None,
     all_ops: Annotated[bool, typer.Option("--all", help="every operator")] = False,
-    proposer: Annotated[ProposerOpt | None, typer.Option(
-        help="default: llm when a model and endpoint are configured, else tune")] = None,
+    proposer: Annotated[
+        ProposerOpt | None,
+        typer.Option(help="default: llm when a model and endpoint are configured, else tune"),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="LLM model name")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
     api_key: Annotated[str | None, typer.Option(help="API key (or OPENAI_API_KEY)")] = None,
@@ -179,8 +190,9 @@ def optimize(
     time_limit: Annotated[float | None, typer.Option(help="seconds")] = None,
     target_pct: Annotated[float | None, typer.Option(help="stop at this % of the limit")] = None,
     resume: Annotated[str | None, typer.Option(help="continue this run id")] = None,
-    source: Annotated[str | None, typer.Option("--from", help="replay run id or files folder")]
-    = None,
+    source: Annotated[
+        str | None, typer.Option("--from", help="replay run id or files folder")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
@@ -188,10 +200,20 @@ def optimize(
 
     names = resolve_ops(ops or [], all_ops, resume)
     options = OptimizeOptions(
-        proposer=proposer.value if proposer else None, model=model, base_url=base_url,
-        api_key=api_key, rounds=rounds, candidates=candidates, repairs=repairs,
-        device=_device(device), max_tokens_total=max_tokens_total, max_cost_usd=max_cost,
-        time_limit_s=time_limit, target_pct=target_pct, resume=resume, source=source,
+        proposer=proposer.value if proposer else None,
+        model=model,
+        base_url=base_url,
+        api_key=api_key,
+        rounds=rounds,
+        candidates=candidates,
+        repairs=repairs,
+        device=_device(device),
+        max_tokens_total=max_tokens_total,
+        max_cost_usd=max_cost,
+        time_limit_s=time_limit,
+        target_pct=target_pct,
+        resume=resume,
+        source=source,
     )
     for name in names:
         if json_out:
@@ -203,8 +225,10 @@ def optimize(
             observer.live = live
             summary = optimize_op(name, options, observer)
         best = summary.best or "the seed"
-        out.print(f"[bold]{name}[/bold] run {summary.run_id}: stopped: {summary.stopped}; "
-                  f"best {best}; promoted: {'yes' if summary.promoted else 'no'}")
+        out.print(
+            f"[bold]{name}[/bold] run {summary.run_id}: stopped: {summary.stopped}; "
+            f"best {best}; promoted: {'yes' if summary.promoted else 'no'}"
+        )
 
 
 @app.command()
@@ -236,8 +260,9 @@ def report(
     fmt: Annotated[FormatOpt, typer.Option("--format")] = FormatOpt.text,
     out_path: Annotated[Path | None, typer.Option("--out", help="also write here")] = None,
     all_ops: Annotated[bool, typer.Option("--all", help="the library's status page")] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="with --all: JSON on the last line")]
-    = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="with --all: JSON on the last line")
+    ] = False,
 ):
     """Review a run: summary, per-shape table, history, and the diff from seed to best."""
     from kernelgen import report as reports

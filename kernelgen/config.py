@@ -70,9 +70,11 @@ def _from_env() -> dict[str, Any]:
 
 def load_settings(**flags: Any) -> Settings:
     merged: dict[str, Any] = {}
-    for source, values in (("pyproject.toml [tool.kernelgen]", _from_pyproject()),
-                           ("environment", _from_env()),
-                           ("flags", {k: v for k, v in flags.items() if v is not None})):
+    for source, values in (
+        ("pyproject.toml [tool.kernelgen]", _from_pyproject()),
+        ("environment", _from_env()),
+        ("flags", {k: v for k, v in flags.items() if v is not None}),
+    ):
         merged.update(values)
         try:
             Settings.model_validate(merged)

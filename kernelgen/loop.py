@@ -28,7 +28,7 @@ from kernelgen.records import (
     Usage,
     Verdict,
 )
-from kernelgen.spec import OpSpec, load_spec, seed_path
+from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
 from kernelgen.verify import verify_candidate
 
 HARDWARE = (
@@ -81,10 +81,12 @@ class Loop:
     def device(self) -> str:
         return self.run.settings.device
 
-    def _save(self, rec: CandidateRecord, source: str | None = None,
-              proposal: Proposal | None = None) -> None:
-        store.save_candidate(self.op, self.run.id, rec, source,
-                             proposal.transcript if proposal else None)
+    def _save(
+        self, rec: CandidateRecord, source: str | None = None, proposal: Proposal | None = None
+    ) -> None:
+        store.save_candidate(
+            self.op, self.run.id, rec, source, proposal.transcript if proposal else None
+        )
         for i, old in enumerate(self.records):
             if old.id == rec.id:
                 self.records[i] = rec
@@ -114,8 +116,9 @@ class Loop:
 
     def _best_path(self) -> Path:
         best = self._best_id()
-        return seed_path(self.op) if best is None else store.candidate_path(self.op, self.run.id,
-                                                                            best)
+        return (
+            seed_path(self.op) if best is None else store.candidate_path(self.op, self.run.id, best)
+        )
 
     def _best_bench(self) -> BenchRecord | None:
         best = self._best_id()
@@ -143,8 +146,17 @@ class Loop:
             best_id=self._best_id(),
             timings=bench.shapes if bench else [],
             compile=list(getattr(bench, "compile", []) or []) if bench else [],
-            history=[HistoryItem(id=r.id, parent=r.parent, status=r.status, category=r.category,
-                                 reason=r.reason, speedup=r.speedup) for r in self.records],
+            history=[
+                HistoryItem(
+                    id=r.id,
+                    parent=r.parent,
+                    status=r.status,
+                    category=r.category,
+                    reason=r.reason,
+                    speedup=r.speedup,
+                )
+                for r in self.records
+            ],
             last_failure=detail,
             hardware=HARDWARE,
         )
@@ -157,8 +169,11 @@ class Loop:
             return f"time limit of {b.time_limit_s:.0f} s reached"
         if b.max_tokens_total is not None and usage.tokens >= b.max_tokens_total:
             return f"token budget of {b.max_tokens_total} reached ({usage.tokens} used)"
-        if (b.max_cost_usd is not None and usage.cost_usd is not None
-                and usage.cost_usd >= b.max_cost_usd):
+        if (
+            b.max_cost_usd is not None
+            and usage.cost_usd is not None
+            and usage.cost_usd >= b.max_cost_usd
+        ):
             return f"cost budget of ${b.max_cost_usd:.2f} reached (${usage.cost_usd:.4f} spent)"
         return None
 
@@ -166,8 +181,11 @@ class Loop:
         bench = self._best_bench()
         if self.budget.target_pct is None or bench is None or not bench.shapes:
             return None
-        worst = min(s.limit_pct for s in bench.shapes if s.bound != "launch") if any(
-            s.bound != "launch" for s in bench.shapes) else None
+        worst = (
+            min(s.limit_pct for s in bench.shapes if s.bound != "launch")
+            if any(s.bound != "launch" for s in bench.shapes)
+            else None
+        )
         if worst is not None and worst >= self.budget.target_pct:
             return f"target reached: every shape at >= {self.budget.target_pct:.0f}% of its limit"
         return None
@@ -180,14 +198,20 @@ class Loop:
     def judge(self, rec: CandidateRecord, proposal: Proposal) -> CandidateRecord:
         """Verify (and on CUDA bench) one candidate whose pending record is already stored."""
         if proposal.source is None:
-            rec = rec.model_copy(update={"status": "rejected", "category": "no_code",
-                                         "reason": proposal.error or "the reply held no code"})
+            rec = rec.model_copy(
+                update={
+                    "status": "rejected",
+                    "category": "no_code",
+                    "reason": proposal.error or "the reply held no code",
+                }
+            )
             self._save(rec)
             return rec
         path = store.candidate_path(self.op, self.run.id, rec.id)
         self.observer.event(f"verifying {rec.id}")
-        verdict = verify_candidate(self.op, path, device=self.device,
-                                   seed=random.SystemRandom().randrange(2**31))
+        verdict = verify_candidate(
+            self.op, path, device=self.device, seed=random.SystemRandom().randrange(2**31)
+        )
         rec = _with_verdict(rec, verdict)
         self._save(rec)
         if rec.status == "accepted" and self.device == "cuda":
@@ -200,13 +224,18 @@ class Loop:
 
         self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
         path = store.candidate_path(self.op, self.run.id, rec.id)
-        mine, best = bench_files(self.op, [(rec.id, path), ("best", self._best_path())],
-                                 peers=True)
+        mine, best = bench_files(self.op, [(rec.id, path), ("best", self._best_path())], peers=True)
         wins, why = accepts(mine, best)
         speedup = _geomean_ratio(best, mine)
-        rec = rec.model_copy(update={"bench": mine, "speedup": speedup, "became_best": wins,
-                                     "reason": why if not wins else None,
-                                     "compile": list(getattr(mine, "compile", []) or [])})
+        rec = rec.model_copy(
+            update={
+                "bench": mine,
+                "speedup": speedup,
+                "became_best": wins,
+                "reason": why if not wins else None,
+                "compile": list(getattr(mine, "compile", []) or []),
+            }
+        )
         self._save(rec)
         return rec
 
@@ -224,9 +253,12 @@ class Loop:
 
     def _stored_proposal(self, rec: CandidateRecord) -> Proposal:
         path = store.candidate_path(self.op, self.run.id, rec.id)
-        return Proposal(source=path.read_text() if path.is_file() else None,
-                        transcript=store.load_transcript(self.op, self.run.id, rec.id),
-                        name=rec.id, error=rec.reason)
+        return Proposal(
+            source=path.read_text() if path.is_file() else None,
+            transcript=store.load_transcript(self.op, self.run.id, rec.id),
+            name=rec.id,
+            error=rec.reason,
+        )
 
     def finish_chain(self, chain: list[CandidateRecord], round_no: int) -> None:
         """Judge a pending candidate, run the repair turns of a rejected one, tune an accepted
@@ -246,8 +278,9 @@ class Loop:
             self._sync_usage()
             if fix is None:
                 return
-            rec = self.new_record(f"{_FIX.sub('', last.id)}-fix{_fix_no(last.id) + 1}",
-                                  round_no, last.id, fix)
+            rec = self.new_record(
+                f"{_FIX.sub('', last.id)}-fix{_fix_no(last.id) + 1}", round_no, last.id, fix
+            )
             last = self.judge(rec, fix)
         if last.status == "accepted" and self.device == "cuda" and self.proposer.name != "tune":
             self.tune_child(last, round_no)
@@ -269,11 +302,21 @@ class Loop:
         rec = self.new_record(cid, round_no, parent.id, tuned, proposer="tune")
         self.judge(rec, tuned)
 
-    def new_record(self, cid: str, round_no: int, parent: str | None, proposal: Proposal,
-                   proposer: str | None = None) -> CandidateRecord:
+    def new_record(
+        self,
+        cid: str,
+        round_no: int,
+        parent: str | None,
+        proposal: Proposal,
+        proposer: str | None = None,
+    ) -> CandidateRecord:
         rec = CandidateRecord(
-            id=cid, round=round_no, parent=parent, proposer=proposer or self.proposer.name,
-            model=self.proposer.model if proposer is None else None, status="pending",
+            id=cid,
+            round=round_no,
+            parent=parent,
+            proposer=proposer or self.proposer.name,
+            model=self.proposer.model if proposer is None else None,
+            status="pending",
             sha256=_sha(proposal.source) if proposal.source is not None else None,
         )
         self._save(rec, proposal.source, proposal)
@@ -297,8 +340,10 @@ class Loop:
         self._sync_usage()
         if not proposals and not chains:
             return False
-        records = [self.new_record(f"r{round_no:02d}-c{len(chains) + i + 1:02d}", round_no,
-                                   parent, p) for i, p in enumerate(proposals)]
+        records = [
+            self.new_record(f"r{round_no:02d}-c{len(chains) + i + 1:02d}", round_no, parent, p)
+            for i, p in enumerate(proposals)
+        ]
         # Proposals already paid for are judged even when the budget ran out meanwhile; the
         # budget stops the next request, not the judging of what arrived.
         for rec in records:
@@ -310,8 +355,9 @@ class Loop:
             from kernelgen.bench import bench_files
 
             self.observer.event("benchmarking the seed against torch eager and torch.compile")
-            (self.run.seed_bench,) = bench_files(self.op, [("seed", seed_path(self.op))],
-                                                 peers=True)
+            (self.run.seed_bench,) = bench_files(
+                self.op, [("seed", seed_path(self.op))], peers=True
+            )
             store.save_run(self.run)
         stopped = None
         stale_rounds = 0
@@ -323,7 +369,8 @@ class Loop:
             if not self.play_round(round_no):
                 note = getattr(self.proposer, "note", None)
                 stopped = f"{self.proposer.name} had nothing more to propose" + (
-                    f": {note}" if note else "")
+                    f": {note}" if note else ""
+                )
                 break
             stopped = self.out_of_budget()
             if stopped:
@@ -353,18 +400,26 @@ def _sha(source: str) -> str:
 
 
 def _with_verdict(rec: CandidateRecord, verdict: Verdict) -> CandidateRecord:
-    return rec.model_copy(update={
-        "status": "accepted" if verdict.accepted else "rejected",
-        "category": verdict.category, "reason": verdict.reason, "verdict": verdict,
-    })
+    return rec.model_copy(
+        update={
+            "status": "accepted" if verdict.accepted else "rejected",
+            "category": verdict.category,
+            "reason": verdict.reason,
+            "verdict": verdict,
+        }
+    )
 
 
 def _geomean_ratio(best: BenchRecord, new: BenchRecord) -> float | None:
     """Geometric mean over shapes of best time / new time (> 1: the new one is faster)."""
     import math
 
-    pairs = [(b.candidate.median_us, n.candidate.median_us)
-             for b, n in zip(best.shapes, new.shapes) if n.candidate.median_us > 0]
+    theirs = {s.shape: s.candidate.median_us for s in best.shapes}
+    pairs = [
+        (theirs[n.shape], n.candidate.median_us)
+        for n in new.shapes
+        if n.shape in theirs and n.candidate.median_us > 0
+    ]
     if not pairs:
         return None
     return math.exp(sum(math.log(b / n) for b, n in pairs) / len(pairs))
@@ -373,12 +428,14 @@ def _geomean_ratio(best: BenchRecord, new: BenchRecord) -> float | None:
 def render_spec(spec: OpSpec) -> str:
     """The operator's contract as a proposer reads it."""
     d = spec.data
-    inputs = ", ".join(
-        f"{i.name}: {'scalar = ' + repr(i.value) if i.kind == 'scalar' else 'tensor ' + str(i.shape)}"
-        for i in d.inputs
+
+    def describe(i: TensorInput | ScalarInput) -> str:
+        return f"scalar = {i.value!r}" if isinstance(i, ScalarInput) else f"tensor {i.shape}"
+
+    inputs = ", ".join(f"{i.name}: {describe(i)}" for i in d.inputs)
+    sizes = "; ".join(
+        f"{s.name} {s.dims}{' ' + s.layout if s.layout != 'contiguous' else ''}" for s in d.sizes
     )
-    sizes = "; ".join(f"{s.name} {s.dims}{' ' + s.layout if s.layout != 'contiguous' else ''}"
-                      for s in d.sizes)
     bench = "; ".join(f"{b.name} {b.dtype}" for b in d.bench)
     return (
         f"operator {spec.name}({', '.join(spec.arg_names)}); inputs: {inputs}\n"
@@ -400,12 +457,23 @@ def start(
     observer: Observer | None = None,
 ) -> Loop:
     spec = load_spec(op)
-    settings = RunSettings(op=op, proposer=proposer.name, model=proposer.model,  # type: ignore[arg-type]
-                           base_url=base_url, device=device,  # type: ignore[arg-type]
-                           source=source, budget=budget,
-                           seed=random.SystemRandom().randrange(2**31))
-    run = RunRecord(id=store.new_run_id(proposer.name), op=op, settings=settings,
-                    environment=environment(device), state="running")
+    settings = RunSettings(
+        op=op,
+        proposer=proposer.name,
+        model=proposer.model,  # type: ignore[arg-type]
+        base_url=base_url,
+        device=device,  # type: ignore[arg-type]
+        source=source,
+        budget=budget,
+        seed=random.SystemRandom().randrange(2**31),
+    )
+    run = RunRecord(
+        id=store.new_run_id(proposer.name),
+        op=op,
+        settings=settings,
+        environment=environment(device),
+        state="running",
+    )
     store.save_run(run)
     return _attach(spec, run, proposer, observer, [])
 
@@ -419,10 +487,22 @@ def resume(op: str, run_id: str, proposer: Proposer, observer: Observer | None =
     return _attach(spec, run, proposer, observer, records)
 
 
-def _attach(spec: OpSpec, run: RunRecord, proposer: Proposer, observer: Observer | None,
-            records: list[CandidateRecord]) -> Loop:
-    return Loop(spec=spec, run=run, proposer=proposer, observer=observer or _Silent(),
-                records=records, usage_at_start=run.usage, elapsed_at_start=run.elapsed_s)
+def _attach(
+    spec: OpSpec,
+    run: RunRecord,
+    proposer: Proposer,
+    observer: Observer | None,
+    records: list[CandidateRecord],
+) -> Loop:
+    return Loop(
+        spec=spec,
+        run=run,
+        proposer=proposer,
+        observer=observer or _Silent(),
+        records=records,
+        usage_at_start=run.usage,
+        elapsed_at_start=run.elapsed_s,
+    )
 
 
 def taken(records: list[CandidateRecord]) -> int:

@@ -70,21 +70,29 @@ def resolve_ops(ops: list[str], all_ops: bool, resume: str | None) -> list[str]:
     return names
 
 
-def make_proposer(name: str, op: str, options: OptimizeOptions,
-                  records: list[CandidateRecord]) -> Proposer:
+def make_proposer(
+    name: str, op: str, options: OptimizeOptions, records: list[CandidateRecord]
+) -> Proposer:
     skip = loop.taken(records)
     if name == "llm":
-        settings = load_settings(model=options.model, base_url=options.base_url,
-                                 api_key=options.api_key)
+        settings = load_settings(
+            model=options.model, base_url=options.base_url, api_key=options.api_key
+        )
         if not settings.llm_configured:
-            raise UsageError("--proposer llm needs a model and an endpoint: --model and "
-                             "--base-url, or KERNELGEN_MODEL / OPENAI_BASE_URL")
+            raise UsageError(
+                "--proposer llm needs a model and an endpoint: --model and "
+                "--base-url, or KERNELGEN_MODEL / OPENAI_BASE_URL"
+            )
         from kernelgen.propose.llm import LLMProposer
 
         return LLMProposer(
-            model=settings.model, base_url=settings.base_url, api_key=settings.api_key,
-            max_tokens=settings.max_tokens, temperature=settings.temperature,
-            timeout_s=settings.request_timeout_s, max_retries=settings.max_retries,
+            model=settings.model,
+            base_url=settings.base_url,
+            api_key=settings.api_key,
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            timeout_s=settings.request_timeout_s,
+            max_retries=settings.max_retries,
             price_in_per_mtok=settings.price_in_per_mtok,
             price_out_per_mtok=settings.price_out_per_mtok,
         )
@@ -93,7 +101,9 @@ def make_proposer(name: str, op: str, options: OptimizeOptions,
 
         return TuneProposer(load_spec(op), options.device, skip=skip)
     if not options.source:
-        raise UsageError(f"--proposer {name} needs --from ({'a run id' if name == 'replay' else 'a folder'})")
+        raise UsageError(
+            f"--proposer {name} needs --from ({'a run id' if name == 'replay' else 'a folder'})"
+        )
     if name == "replay":
         from kernelgen.propose.replay import ReplayProposer
 
@@ -108,31 +118,48 @@ def make_proposer(name: str, op: str, options: OptimizeOptions,
 def default_proposer(options: OptimizeOptions) -> str:
     if options.proposer:
         return options.proposer
-    settings = load_settings(model=options.model, base_url=options.base_url,
-                             api_key=options.api_key)
+    settings = load_settings(
+        model=options.model, base_url=options.base_url, api_key=options.api_key
+    )
     return "llm" if settings.llm_configured else "tune"
 
 
 def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> OptimizeSummary:
     if options.resume:
         run = store.load_run(op, options.resume)
-        opts = options.model_copy(update={
-            "proposer": run.settings.proposer, "model": run.settings.model,
-            "base_url": run.settings.base_url or options.base_url, "device": run.settings.device,
-            "source": run.settings.source,
-        })
+        opts = options.model_copy(
+            update={
+                "proposer": run.settings.proposer,
+                "model": run.settings.model,
+                "base_url": run.settings.base_url or options.base_url,
+                "device": run.settings.device,
+                "source": run.settings.source,
+            }
+        )
         records = store.load_candidates(op, run.id)
         proposer = make_proposer(run.settings.proposer, op, opts, records)
         runner = loop.resume(op, run.id, proposer, observer)
     else:
         name = default_proposer(options)
         proposer = make_proposer(name, op, options, [])
-        budget = Budget(rounds=options.rounds, candidates=options.candidates,
-                        repairs=options.repairs, max_tokens_total=options.max_tokens_total,
-                        max_cost_usd=options.max_cost_usd, time_limit_s=options.time_limit_s,
-                        target_pct=options.target_pct)
-        runner = loop.start(op, proposer, device=options.device, budget=budget,
-                            source=options.source, base_url=options.base_url, observer=observer)
+        budget = Budget(
+            rounds=options.rounds,
+            candidates=options.candidates,
+            repairs=options.repairs,
+            max_tokens_total=options.max_tokens_total,
+            max_cost_usd=options.max_cost_usd,
+            time_limit_s=options.time_limit_s,
+            target_pct=options.target_pct,
+        )
+        runner = loop.start(
+            op,
+            proposer,
+            device=options.device,
+            budget=budget,
+            source=options.source,
+            base_url=options.base_url,
+            observer=observer,
+        )
     run = runner.run_loop()
     run.promoted = maybe_promote(run, observer)
     store.save_run(run)
@@ -151,8 +178,9 @@ def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
         _, lib_path = generated_source(run.op)
         best_path = store.candidate_path(run.op, run.id, run.best)
         observer.event("benchmarking the best against the library's kernel")
-        mine, theirs = bench_files(run.op, [(run.best, best_path), ("generated", lib_path)],
-                                   peers=False)
+        mine, theirs = bench_files(
+            run.op, [(run.best, best_path), ("generated", lib_path)], peers=False
+        )
         wins, why = accepts(mine, theirs)
         if not wins:
             observer.event(f"not promoted: {why}")
@@ -165,10 +193,24 @@ def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
 
 def summarize(run: RunRecord, records: list[CandidateRecord]) -> OptimizeSummary:
     return OptimizeSummary(
-        op=run.op, run_id=run.id, proposer=run.settings.proposer, device=run.settings.device,
-        stopped=run.stopped or "", best=run.best, promoted=run.promoted,
-        tokens=run.usage.tokens, cost_usd=run.usage.cost_usd,
-        candidates=[CandidateSummary(id=r.id, round=r.round, status=r.status,
-                                     category=r.category, reason=r.reason, speedup=r.speedup)
-                    for r in records],
+        op=run.op,
+        run_id=run.id,
+        proposer=run.settings.proposer,
+        device=run.settings.device,
+        stopped=run.stopped or "",
+        best=run.best,
+        promoted=run.promoted,
+        tokens=run.usage.tokens,
+        cost_usd=run.usage.cost_usd,
+        candidates=[
+            CandidateSummary(
+                id=r.id,
+                round=r.round,
+                status=r.status,
+                category=r.category,
+                reason=r.reason,
+                speedup=r.speedup,
+            )
+            for r in records
+        ],
     )

@@ -615,8 +615,14 @@ def _measured(bench: BenchRecord) -> dict[str, object]:
         "torch": env.torch,
         "triton": env.triton,
         "speedups": [
-            ShapeSpeedup(shape=s.shape, dtype=s.dtype, median_us=s.candidate.median_us,
-                         eager=s.speedup_eager, compile=s.speedup_compile, seed=s.speedup_seed)
+            ShapeSpeedup(
+                shape=s.shape,
+                dtype=s.dtype,
+                median_us=s.candidate.median_us,
+                eager=s.speedup_eager,
+                compile=s.speedup_compile,
+                seed=s.speedup_seed,
+            )
             for s in bench.shapes
         ],
         "geomean_eager": bench.geomean_eager,
@@ -642,14 +648,24 @@ def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> P
     )
 
 
-def provenance_of_bench(op: str, bench: BenchRecord, record: Path, source_name: str,
-                        source: str, note: str) -> Provenance:
+def provenance_of_bench(
+    op: str, bench: BenchRecord, record: Path, source_name: str, source: str, note: str
+) -> Provenance:
     """A kernel measured by `kernelgen bench` outside a run (the seeds, before any run wins)."""
     if sha256(source) != bench.sha256:
-        raise PromoteError(f"{record}: measured sha256 {bench.sha256[:12]}, but the source "
-                           f"given hashes to {sha256(source)[:12]}")
-    return Provenance(op=op, source=source_name, record=_relative(record), proposer="seed",
-                      sha256=bench.sha256, note=note, **_measured(bench))
+        raise PromoteError(
+            f"{record}: measured sha256 {bench.sha256[:12]}, but the source "
+            f"given hashes to {sha256(source)[:12]}"
+        )
+    return Provenance(
+        op=op,
+        source=source_name,
+        record=_relative(record),
+        proposer="seed",
+        sha256=bench.sha256,
+        note=note,
+        **_measured(bench),
+    )
 
 
 def promote_from_run(op: str, run_id: str, candidate_id: str | None = None) -> Path:

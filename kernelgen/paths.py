@@ -4,13 +4,13 @@ references/ and seeds/, unless KERNELGEN_ROOT names one."""
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from kernelgen.errors import UsageError
 
 
-@lru_cache(maxsize=None)
+@cache
 def _find_root(start: str, override: str | None) -> Path:
     if override:
         root = Path(override).resolve()

@@ -1,4 +1,5 @@
-"""Every record kernelgen stores or exchanges, as pydantic models (no sentinels, no dict catch-alls).
+"""Every record kernelgen stores or exchanges, as pydantic models: no sentinels, no dict
+catch-alls.
 
 Verdicts come from verify/, timings from bench/, runs and candidates from the loop; the store
 writes them as JSON, the report and the library read them back.

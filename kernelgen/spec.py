@@ -264,7 +264,9 @@ def load_spec(op: str) -> OpSpec:
     module = load_module(path, f"kernelgen_reference_{op}")
     fn = getattr(module, op, None)
     if not callable(fn):
-        raise SpecError(f"{path}: no function named {op!r} (the reference must be named like the op)")
+        raise SpecError(
+            f"{path}: no function named {op!r} (the reference must be named like the op)"
+        )
     raw = getattr(module, "SPEC", None)
     if not isinstance(raw, dict):
         raise SpecError(f"{path}: SPEC: expected a dict, found {type(raw).__name__}")

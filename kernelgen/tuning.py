@@ -20,8 +20,11 @@ Config = dict[str, int]
 
 def _assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | None:
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else ([node.target] if isinstance(node, ast.AnnAssign) else [])
+        )
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             return node  # type: ignore[return-value]
     return None
@@ -54,7 +57,9 @@ def default_config(source: str) -> Config | None:
 
 def configs(tune_space: dict[str, list[int]]) -> list[Config]:
     keys = list(tune_space)
-    return [dict(zip(keys, combo)) for combo in itertools.product(*tune_space.values())]
+    return [
+        dict(zip(keys, combo, strict=True)) for combo in itertools.product(*tune_space.values())
+    ]
 
 
 def with_tuned(source: str, table: dict[str, Config]) -> str:

@@ -17,9 +17,14 @@ def ops_table(rows: list[dict[str, object]]) -> Table:
     for col in ("name", "seed", "generated", "cases", "cpu cases", "bench shapes"):
         table.add_column(col)
     for r in rows:
-        table.add_row(str(r["name"]), "yes" if r["seed"] else "no",
-                      str(r["generated_status"]), str(r["cases"]), str(r["interpreter_cases"]),
-                      ", ".join(r["bench_shapes"]))  # type: ignore[arg-type]
+        table.add_row(
+            str(r["name"]),
+            "yes" if r["seed"] else "no",
+            str(r["generated_status"]),
+            str(r["cases"]),
+            str(r["interpreter_cases"]),
+            ", ".join(r["bench_shapes"]),
+        )  # type: ignore[arg-type]
     return table
 
 
@@ -30,8 +35,11 @@ def verdict_text(v: Verdict) -> Text:
     if v.accepted:
         text = Text.assemble(("ACCEPTED", "bold green"), f"  {v.op}: {v.candidate}\n  {where}")
         if v.device == "cpu" and skipped:
-            text.append("\n  not run on CPU (bf16 math, sizes too large for the interpreter): "
-                        "run with --device cuda for the final word", style="yellow")
+            text.append(
+                "\n  not run on CPU (bf16 math, sizes too large for the interpreter): "
+                "run with --device cuda for the final word",
+                style="yellow",
+            )
     else:
         text = Text.assemble(("REJECTED", "bold red"), f" [{v.category}] {v.reason}\n  {where}")
     text.append(f"\n  seed {v.seed}, {v.seconds:.1f} s, kernels: {', '.join(v.kernels) or '-'}")
@@ -40,21 +48,40 @@ def verdict_text(v: Verdict) -> Text:
 
 def bench_table(rec: BenchRecord) -> Table:
     table = Table(title=f"{rec.op} — {rec.label} on {rec.environment.gpu}")
-    for col in ("shape", "dtype", "us", "eager us", "compile us", "x eager", "x compile",
-                "GB/s", "TFLOP/s", "% limit", "bound"):
+    for col in (
+        "shape",
+        "dtype",
+        "us",
+        "eager us",
+        "compile us",
+        "x eager",
+        "x compile",
+        "GB/s",
+        "TFLOP/s",
+        "% limit",
+        "bound",
+    ):
         table.add_column(col, justify="right" if col not in ("shape", "dtype", "bound") else "left")
     for s in rec.shapes:
         table.add_row(
-            s.shape, s.dtype, _fmt(s.candidate.median_us, ".1f"),
+            s.shape,
+            s.dtype,
+            _fmt(s.candidate.median_us, ".1f"),
             _fmt(s.eager.median_us if s.eager else None, ".1f"),
             _fmt(s.compile.median_us if s.compile else None, ".1f"),
-            _fmt(s.speedup_eager), _fmt(s.speedup_compile), _fmt(s.gbps, ".0f"),
-            _fmt(s.tflops, ".2f"), _fmt(s.limit_pct, ".0f", "%"), s.bound,
+            _fmt(s.speedup_eager),
+            _fmt(s.speedup_compile),
+            _fmt(s.gbps, ".0f"),
+            _fmt(s.tflops, ".2f"),
+            _fmt(s.limit_pct, ".0f", "%"),
+            s.bound,
         )
     c = rec.ceilings
-    table.caption = (f"geomean x eager {_fmt(rec.geomean_eager)}, x compile "
-                     f"{_fmt(rec.geomean_compile)}; ceilings: copy {c.copy_gbps:.0f} GB/s, "
-                     f"bf16 {c.bf16_tflops:.0f} TFLOP/s, launch {c.launch_us:.1f} us")
+    table.caption = (
+        f"geomean x eager {_fmt(rec.geomean_eager)}, x compile "
+        f"{_fmt(rec.geomean_compile)}; ceilings: copy {c.copy_gbps:.0f} GB/s, "
+        f"bf16 {c.bf16_tflops:.0f} TFLOP/s, launch {c.launch_us:.1f} us"
+    )
     return table
 
 

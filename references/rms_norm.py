@@ -24,8 +24,13 @@ SPEC = {
     "inputs": [
         {"name": "x", "shape": ["rows", "cols"]},
         # A norm weight sits around 1; it is a parameter, always contiguous.
-        {"name": "weight", "shape": ["cols"], "dist": "uniform", "offset": 1.0,
-         "layout_varies": False},
+        {
+            "name": "weight",
+            "shape": ["cols"],
+            "dist": "uniform",
+            "offset": 1.0,
+            "layout_varies": False,
+        },
         {"kind": "scalar", "name": "eps", "value": 1e-6},
     ],
     "dtypes": ["float32", "float16", "bfloat16"],
@@ -35,22 +40,42 @@ SPEC = {
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},
-        {"name": "rank1", "dims": {"rows": 1, "cols": 77}, "shapes": {"x": [77]},
-         "interpreter": True},
-        {"name": "rank3", "dims": {"rows": 6, "cols": 50}, "shapes": {"x": [2, 3, 50]},
-         "interpreter": True},
+        {
+            "name": "rank1",
+            "dims": {"rows": 1, "cols": 77},
+            "shapes": {"x": [77]},
+            "interpreter": True,
+        },
+        {
+            "name": "rank3",
+            "dims": {"rows": 6, "cols": 50},
+            "shapes": {"x": [2, 3, 50]},
+            "interpreter": True,
+        },
         {"name": "odd", "dims": {"rows": 37, "cols": 1823}, "interpreter": True},
         {"name": "long_row", "dims": {"rows": 3, "cols": 5003}, "interpreter": True},
         {"name": "many_rows", "dims": {"rows": 257, "cols": 67}, "interpreter": True},
-        {"name": "strided", "dims": {"rows": 19, "cols": 300}, "layout": "strided",
-         "interpreter": True},
-        {"name": "transposed", "dims": {"rows": 45, "cols": 130}, "layout": "transposed",
-         "interpreter": True},
+        {
+            "name": "strided",
+            "dims": {"rows": 19, "cols": 300},
+            "layout": "strided",
+            "interpreter": True,
+        },
+        {
+            "name": "transposed",
+            "dims": {"rows": 45, "cols": 130},
+            "layout": "transposed",
+            "interpreter": True,
+        },
         # GPU-only sizes run in fewer combinations: each new row length is a new compile.
         {"name": "huge_row", "dims": {"rows": 4, "cols": 70001}, "dtypes": ["float32", "bfloat16"]},
         {"name": "wide_model", "dims": {"rows": 512, "cols": 16384}, "dtypes": ["bfloat16"]},
-        {"name": "square", "dims": {"rows": 4096, "cols": 4096}, "dtypes": ["float16", "bfloat16"],
-         "dists": ["normal"]},
+        {
+            "name": "square",
+            "dims": {"rows": 4096, "cols": 4096},
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal"],
+        },
     ],
     "bench": [
         {"name": "4096x4096", "dims": {"rows": 4096, "cols": 4096}},

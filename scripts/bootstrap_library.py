@@ -33,10 +33,23 @@ BENCH_NOTE = (
 
 def _git_versions(rel: str) -> list[str]:
     """Every committed version of a file, newest first."""
-    revs = subprocess.run(["git", "log", "--format=%H", "--", rel], cwd=paths.root(),
-                          capture_output=True, text=True, check=False).stdout.split()
-    return [subprocess.run(["git", "show", f"{r}:{rel}"], cwd=paths.root(), capture_output=True,
-                           text=True, check=False).stdout for r in revs]
+    revs = subprocess.run(
+        ["git", "log", "--format=%H", "--", rel],
+        cwd=paths.root(),
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    return [
+        subprocess.run(
+            ["git", "show", f"{r}:{rel}"],
+            cwd=paths.root(),
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        for r in revs
+    ]
 
 
 def _measured_source(op: str, digest: str) -> str:
@@ -52,12 +65,15 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
     rel = str(path.relative_to(paths.root()))
     if not with_bench:
         source = path.read_text()
-        return source, Provenance(op=op, source=rel, proposer="seed", sha256=sha256(source),
-                                  note=NOTE)
+        return source, Provenance(
+            op=op, source=rel, proposer="seed", sha256=sha256(source), note=NOTE
+        )
     records = sorted((paths.evaluations_dir() / op).glob("bench-seed-*.json"))
     if not records:
-        raise KernelgenError(f"{op}: no evaluations/{op}/bench-seed-*.json to take the "
-                             "timings from (run `kernelgen bench OP --seed` on a GPU)")
+        raise KernelgenError(
+            f"{op}: no evaluations/{op}/bench-seed-*.json to take the "
+            "timings from (run `kernelgen bench OP --seed` on a GPU)"
+        )
     bench = BenchRecord.model_validate_json(records[-1].read_text())
     source = _measured_source(op, bench.sha256)
     return source, provenance_of_bench(op, bench, records[-1], rel, source, BENCH_NOTE)
@@ -66,13 +82,16 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
 def main(argv: list[str]) -> int:
     with_bench = "--bench" in argv
     ops = [a for a in argv if a != "--bench"] or sorted(
-        p.stem for p in paths.seeds_dir().glob("*.py"))
+        p.stem for p in paths.seeds_dir().glob("*.py")
+    )
     try:
         for op in ops:
             source, provenance = _seed_provenance(op, with_bench)
             library = promote(op, source, None, provenance)
-            print(f"{op}: {provenance.source} ({provenance.record or 'no record'}) -> "
-                  f"{library / (op + '.py')}")
+            print(
+                f"{op}: {provenance.source} ({provenance.record or 'no record'}) -> "
+                f"{library / (op + '.py')}"
+            )
     except KernelgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

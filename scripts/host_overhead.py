@@ -17,10 +17,9 @@ import json
 import sys
 import time
 
+import kernelgen_ops
 import torch
 import triton
-
-import kernelgen_ops
 from kernelgen_ops import rms_norm as rms_mod
 from kernelgen_ops import silu_and_mul as silu_mod
 from kernelgen_ops import softmax as softmax_mod
@@ -67,43 +66,64 @@ def cases():
     y = torch.empty_like(x)
     cfg = softmax_mod._config(1, 32000)
     block = triton.next_power_of_2(32000)
-    yield ("softmax", "1x32000",
-           lambda: kernelgen_ops.softmax(x),
-           lambda: torch.ops.kernelgen_ops.softmax(x),
-           lambda: softmax_mod._softmax_kernel[(1,)](y, x, 32000, x.stride(0), x.stride(1),
-                                                     y.stride(0), BLOCK_SIZE=block, **cfg),
-           lambda: torch.softmax(x, -1))
+    yield (
+        "softmax",
+        "1x32000",
+        lambda: kernelgen_ops.softmax(x),
+        lambda: torch.ops.kernelgen_ops.softmax(x),
+        lambda: softmax_mod._softmax_kernel[(1,)](
+            y, x, 32000, x.stride(0), x.stride(1), y.stride(0), BLOCK_SIZE=block, **cfg
+        ),
+        lambda: torch.softmax(x, -1),
+    )
 
     h = torch.randn(1, 4096, device=dev, dtype=dt)
     w = torch.rand(4096, device=dev, dtype=dt) + 0.5
     o = torch.empty_like(h)
     cfg = rms_mod._config(1, 4096)
-    yield ("rms_norm", "1x4096",
-           lambda: kernelgen_ops.rms_norm(h, w, 1e-6),
-           lambda: torch.ops.kernelgen_ops.rms_norm(h, w, 1e-6),
-           lambda: rms_mod._rms_norm_kernel[(1,)](o, h, w, 4096, 1e-6, h.stride(0), h.stride(1),
-                                                  o.stride(0), BLOCK_SIZE=4096, **cfg),
-           lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6))
+    yield (
+        "rms_norm",
+        "1x4096",
+        lambda: kernelgen_ops.rms_norm(h, w, 1e-6),
+        lambda: torch.ops.kernelgen_ops.rms_norm(h, w, 1e-6),
+        lambda: rms_mod._rms_norm_kernel[(1,)](
+            o, h, w, 4096, 1e-6, h.stride(0), h.stride(1), o.stride(0), BLOCK_SIZE=4096, **cfg
+        ),
+        lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6),
+    )
 
     g = torch.randn(1, 2 * 14336, device=dev, dtype=dt)
     out = torch.empty(1, 14336, device=dev, dtype=dt)
     cfg = silu_mod._config(1, 14336)
     grid = (1, triton.cdiv(14336, cfg["BLOCK_SIZE"]))
-    yield ("silu_and_mul", "1x14336",
-           lambda: kernelgen_ops.silu_and_mul(g),
-           lambda: torch.ops.kernelgen_ops.silu_and_mul(g),
-           lambda: silu_mod._silu_and_mul_kernel[grid](out, g, 14336, g.stride(0), g.stride(1),
-                                                       out.stride(0), **cfg),
-           lambda: torch.nn.functional.silu(g[..., :14336]) * g[..., 14336:])
+    yield (
+        "silu_and_mul",
+        "1x14336",
+        lambda: kernelgen_ops.silu_and_mul(g),
+        lambda: torch.ops.kernelgen_ops.silu_and_mul(g),
+        lambda: silu_mod._silu_and_mul_kernel[grid](
+            out, g, 14336, g.stride(0), g.stride(1), out.stride(0), **cfg
+        ),
+        lambda: torch.nn.functional.silu(g[..., :14336]) * g[..., 14336:],
+    )
 
 
 def main() -> None:
     rows = []
     for op, shape, public, custom, bare, eager in cases():
-        row = {"op": op, "shape": shape, "gpu": torch.cuda.get_device_name(),
-               "torch": torch.__version__, "triton": triton.__version__}
-        for name, fn in (("public", public), ("custom_op", custom), ("bare_launch", bare),
-                         ("eager", eager)):
+        row = {
+            "op": op,
+            "shape": shape,
+            "gpu": torch.cuda.get_device_name(),
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+        }
+        for name, fn in (
+            ("public", public),
+            ("custom_op", custom),
+            ("bare_launch", bare),
+            ("eager", eager),
+        ):
             row[f"{name}_us"] = round(per_call_us(fn), 2)
         row["gpu_graph_us"] = round(graph_us(bare), 2)
         row["overhead_vs_bare_us"] = round(row["public_us"] - row["bare_launch_us"], 2)

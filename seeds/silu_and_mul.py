@@ -45,7 +45,7 @@ def _config(*dims: int) -> dict[str, int]:
     want = [math.log2(triton.next_power_of_2(d)) for d in dims]
 
     def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want))
+        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
 
     return TUNED[min(TUNED, key=distance)]
 

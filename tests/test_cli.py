@@ -40,8 +40,7 @@ def test_ops_table() -> None:
 def test_verify_rejected_exits_1_with_category(tmp_path: Path) -> None:
     path = tmp_path / "zeros.py"
     path.write_text(zeros("softmax"))
-    result = CliRunner().invoke(app, ["verify", "softmax", str(path), "--device", "cpu",
-                                      "--json"])
+    result = CliRunner().invoke(app, ["verify", "softmax", str(path), "--device", "cpu", "--json"])
     assert result.exit_code == 1
     verdict = json.loads(result.output.strip().splitlines()[-1])
     assert verdict["accepted"] is False and verdict["category"] == "incorrect"
@@ -56,8 +55,9 @@ def test_verify_static_rejection_is_fast_and_readable(tmp_path: Path) -> None:
 
 
 def test_verify_seed_accepted() -> None:
-    result = CliRunner().invoke(app, ["verify", "silu_and_mul", "seeds/silu_and_mul.py",
-                                      "--device", "cpu"])
+    result = CliRunner().invoke(
+        app, ["verify", "silu_and_mul", "seeds/silu_and_mul.py", "--device", "cpu"]
+    )
     assert result.exit_code == 0, result.output
     assert "ACCEPTED" in result.output and "not run on CPU" in result.output
 

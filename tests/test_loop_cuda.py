@@ -22,10 +22,24 @@ from kernelgen.records import (
 from kernelgen.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = Environment(device="cuda", gpu="NVIDIA H200", torch="2.11", triton="3.6.0",
-                  python="3.12", host="h", interpreter=False)
-CEIL = Ceilings(gpu="NVIDIA H200", copy_gbps=4250, bf16_tflops=700, launch_us=3.3,
-                measured="t", torch="2.11", triton="3.6.0")
+ENV = Environment(
+    device="cuda",
+    gpu="NVIDIA H200",
+    torch="2.11",
+    triton="3.6.0",
+    python="3.12",
+    host="h",
+    interpreter=False,
+)
+CEIL = Ceilings(
+    gpu="NVIDIA H200",
+    copy_gbps=4250,
+    bf16_tflops=700,
+    launch_us=3.3,
+    measured="t",
+    torch="2.11",
+    triton="3.6.0",
+)
 
 
 def bench_record(op: str, label: str, us: float) -> BenchRecord:
@@ -33,13 +47,30 @@ def bench_record(op: str, label: str, us: float) -> BenchRecord:
     shapes = []
     for b in spec.data.bench:
         cost = spec.cost(b.dims, b.dtype)
-        shapes.append(ShapeTiming(
-            shape=b.name, dtype=b.dtype, bytes=cost.bytes, flops=cost.flops,
-            candidate=PeerTime(median_us=us, spread=0.01),
-            eager=PeerTime(median_us=100.0, spread=0.01), gbps=1.0, tflops=1.0,
-            limit_pct=50.0, floor_us=1.0, bound="memory"))
-    return BenchRecord(op=op, candidate=label, sha256="x", label=label, shapes=shapes,
-                       ceilings=CEIL, environment=ENV)
+        shapes.append(
+            ShapeTiming(
+                shape=b.name,
+                dtype=b.dtype,
+                bytes=cost.bytes,
+                flops=cost.flops,
+                candidate=PeerTime(median_us=us, spread=0.01),
+                eager=PeerTime(median_us=100.0, spread=0.01),
+                gbps=1.0,
+                tflops=1.0,
+                limit_pct=50.0,
+                floor_us=1.0,
+                bound="memory",
+            )
+        )
+    return BenchRecord(
+        op=op,
+        candidate=label,
+        sha256="x",
+        label=label,
+        shapes=shapes,
+        ceilings=CEIL,
+        environment=ENV,
+    )
 
 
 @pytest.fixture()
@@ -66,27 +97,44 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
     def fake_bench(op_: str, contenders, peers=True, **_: object):
         timed.append([label for label, _ in contenders])
         # The tuned candidate is twice as fast as whatever it is compared with.
-        return [bench_record(op_, label, 10.0 if label.endswith("c01") else 20.0)
-                for label, _ in contenders]
+        return [
+            bench_record(op_, label, 10.0 if label.endswith("c01") else 20.0)
+            for label, _ in contenders
+        ]
 
     def fake_tune(op_: str, sources: list[str], shapes=None, **_: object) -> TuneResult:
         # Variant i takes 100 - i us on every shape: the last config of the space wins.
-        return TuneResult(variants=[
-            VariantTiming(index=i, shapes=[VariantShape(shape=b.name, median_us=100.0 - i)
-                                           for b in spec.data.bench])
-            for i in range(len(sources))])
+        return TuneResult(
+            variants=[
+                VariantTiming(
+                    index=i,
+                    shapes=[
+                        VariantShape(shape=b.name, median_us=100.0 - i) for b in spec.data.bench
+                    ],
+                )
+                for i in range(len(sources))
+            ]
+        )
 
     def fake_verify(op_: str, path: Path, *, device: str, seed: int | None = None, **_: object):
-        return Verdict(op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda",
-                       seed=seed or 0, seconds=0.1)
+        return Verdict(
+            op=op_,
+            candidate=str(path),
+            sha256="x",
+            accepted=True,
+            device="cuda",
+            seed=seed or 0,
+            seconds=0.1,
+        )
 
     promoted: list[tuple[str, str, str | None]] = []
     monkeypatch.setattr(bench, "bench_files", fake_bench)
     monkeypatch.setattr(bench, "tune_variants", fake_tune)
     monkeypatch.setattr(loop_mod, "verify_candidate", fake_verify)
     monkeypatch.setattr(loop_mod, "environment", lambda device: ENV)
-    monkeypatch.setattr(package, "promote_from_run",
-                        lambda o, r, c=None: promoted.append((o, r, c)) or project)
+    monkeypatch.setattr(
+        package, "promote_from_run", lambda o, r, c=None: promoted.append((o, r, c)) or project
+    )
 
     proposer = TuneProposer(spec, "cuda")
     runner = loop.start(op, proposer, device="cuda", budget=Budget(rounds=2, candidates=1))

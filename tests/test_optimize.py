@@ -35,8 +35,10 @@ SYNTAX_ERROR = SEED.replace("def softmax(x: torch.Tensor) -> torch.Tensor:", "de
 NO_COMPILE = SEED.replace("cols = tl.arange(0, BLOCK_SIZE)", "cols = tl.arange(0, n_cols)")
 WRONG = SEED.replace("y = num / tl.sum(num, axis=0)", "y = num / (tl.sum(num, axis=0) + 1.0)")
 CHEAT = SEED.replace("    return y.view(x.shape)", "    return torch.softmax(x, dim=-1)")
-PROSE = {"reply": "I would restructure the reduction, but I will not write code today.",
-         "usage": USAGE}
+PROSE = {
+    "reply": "I would restructure the reduction, but I will not write code today.",
+    "usage": USAGE,
+}
 
 
 @pytest.fixture()
@@ -69,16 +71,41 @@ def test_llm_run_judges_every_reply(project: Path) -> None:
         reply(GOOD_2),  # r03-c01: accepted
     ]
     with FakeLLM(script, default=PROSE) as server:
-        result = CliRunner().invoke(app, [
-            "optimize", "softmax", "--proposer", "llm", "--base-url", server.url,
-            "--model", "fake-coder", "--rounds", "6", "--candidates", "1", "--device", "cpu",
-            "--json",
-        ])
+        result = CliRunner().invoke(
+            app,
+            [
+                "optimize",
+                "softmax",
+                "--proposer",
+                "llm",
+                "--base-url",
+                server.url,
+                "--model",
+                "fake-coder",
+                "--rounds",
+                "6",
+                "--candidates",
+                "1",
+                "--device",
+                "cpu",
+                "--json",
+            ],
+        )
         requests = list(server.requests)
     assert result.exit_code == 0, result.output
     summary = _last_json(result.output)
-    assert set(summary) == {"op", "run_id", "proposer", "device", "stopped", "candidates",
-                            "best", "promoted", "tokens", "cost_usd"}
+    assert set(summary) == {
+        "op",
+        "run_id",
+        "proposer",
+        "device",
+        "stopped",
+        "candidates",
+        "best",
+        "promoted",
+        "tokens",
+        "cost_usd",
+    }
     assert summary["op"] == "softmax" and summary["proposer"] == "llm"
     assert summary["device"] == "cpu" and summary["promoted"] is False
     verdicts = {c["id"]: (c["status"], c["category"]) for c in summary["candidates"]}
@@ -103,8 +130,11 @@ def test_llm_run_judges_every_reply(project: Path) -> None:
     assert json.dumps(SEED)[1:-1][:200] in first
     # The syntax error's text reaches the repair prompt that follows it.
     syntax_reason = next(c["reason"] for c in summary["candidates"] if c["id"] == "r01-c01-fix1")
-    assert any(syntax_reason in json.dumps(r["messages"])[:] or
-               json.dumps(syntax_reason)[1:-1] in json.dumps(r["messages"]) for r in requests[2:])
+    assert any(
+        syntax_reason in json.dumps(r["messages"])[:]
+        or json.dumps(syntax_reason)[1:-1] in json.dumps(r["messages"])
+        for r in requests[2:]
+    )
 
     run_dir = project / "evaluations" / "softmax" / summary["run_id"]
     run = json.loads((run_dir / "run.json").read_text())
@@ -115,11 +145,30 @@ def test_llm_run_judges_every_reply(project: Path) -> None:
 
 def test_budget_stops_cleanly(project: Path) -> None:
     with FakeLLM([], default=PROSE) as server:
-        result = CliRunner().invoke(app, [
-            "optimize", "softmax", "--proposer", "llm", "--base-url", server.url,
-            "--model", "m", "--rounds", "5", "--candidates", "1", "--repairs", "0",
-            "--max-tokens-total", "2500", "--device", "cpu", "--json",
-        ])
+        result = CliRunner().invoke(
+            app,
+            [
+                "optimize",
+                "softmax",
+                "--proposer",
+                "llm",
+                "--base-url",
+                server.url,
+                "--model",
+                "m",
+                "--rounds",
+                "5",
+                "--candidates",
+                "1",
+                "--repairs",
+                "0",
+                "--max-tokens-total",
+                "2500",
+                "--device",
+                "cpu",
+                "--json",
+            ],
+        )
     assert result.exit_code == 0, result.output
     summary = _last_json(result.output)
     assert "token budget" in summary["stopped"]
@@ -142,34 +191,93 @@ def test_files_and_replay(project: Path, tmp_path: Path) -> None:
     (folder / "a_good.py").write_text(GOOD_1)
     (folder / "b_cheat.py").write_text(CHEAT)
     runner = CliRunner()
-    first = runner.invoke(app, ["optimize", "softmax", "--proposer", "files", "--from",
-                                str(folder), "--rounds", "1", "--candidates", "2",
-                                "--repairs", "0", "--device", "cpu", "--json"])
+    first = runner.invoke(
+        app,
+        [
+            "optimize",
+            "softmax",
+            "--proposer",
+            "files",
+            "--from",
+            str(folder),
+            "--rounds",
+            "1",
+            "--candidates",
+            "2",
+            "--repairs",
+            "0",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     assert first.exit_code == 0, first.output
     files_run = _last_json(first.output)
     assert [(c["status"], c["category"]) for c in files_run["candidates"]] == [
-        ("accepted", None), ("rejected", "static")]
-    again = runner.invoke(app, ["optimize", "softmax", "--proposer", "replay", "--from",
-                                files_run["run_id"], "--rounds", "1", "--candidates", "2",
-                                "--repairs", "0", "--device", "cpu", "--json"])
+        ("accepted", None),
+        ("rejected", "static"),
+    ]
+    again = runner.invoke(
+        app,
+        [
+            "optimize",
+            "softmax",
+            "--proposer",
+            "replay",
+            "--from",
+            files_run["run_id"],
+            "--rounds",
+            "1",
+            "--candidates",
+            "2",
+            "--repairs",
+            "0",
+            "--device",
+            "cpu",
+            "--json",
+        ],
+    )
     assert again.exit_code == 0, again.output
     replayed = _last_json(again.output)
     assert [(c["status"], c["category"]) for c in replayed["candidates"]] == [
-        ("accepted", None), ("rejected", "static")]
+        ("accepted", None),
+        ("rejected", "static"),
+    ]
 
 
 def test_kill_minus_nine_and_resume(project: Path, tmp_path: Path) -> None:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"steps": [reply(GOOD_1), reply(GOOD_2), reply(GOOD_1)],
-                                  "default": PROSE}))
+    script.write_text(
+        json.dumps({"steps": [reply(GOOD_1), reply(GOOD_2), reply(GOOD_1)], "default": PROSE})
+    )
     log = tmp_path / "requests.jsonl"
     server, url = spawn(script, tmp_path / "port", log)
-    cmd = [sys.executable, "-c", "from kernelgen.cli import app; app()", "optimize", "softmax",
-           "--proposer", "llm", "--base-url", url, "--model", "m", "--rounds", "3",
-           "--candidates", "1", "--repairs", "0", "--device", "cpu", "--json"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from kernelgen.cli import app; app()",
+        "optimize",
+        "softmax",
+        "--proposer",
+        "llm",
+        "--base-url",
+        url,
+        "--model",
+        "m",
+        "--rounds",
+        "3",
+        "--candidates",
+        "1",
+        "--repairs",
+        "0",
+        "--device",
+        "cpu",
+        "--json",
+    ]
     try:
-        proc = subprocess.Popen(cmd, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        )
         runs = project / "evaluations" / "softmax"
         target = None
         deadline = time.monotonic() + 240
@@ -187,9 +295,22 @@ def test_kill_minus_nine_and_resume(project: Path, tmp_path: Path) -> None:
         assert json.loads(before)["status"] == "accepted"
 
         resumed = subprocess.run(
-            [sys.executable, "-c", "from kernelgen.cli import app; app()", "optimize",
-             "softmax", "--resume", run_dir.name, "--base-url", url, "--json"],
-            cwd=project, capture_output=True, text=True, timeout=400,
+            [
+                sys.executable,
+                "-c",
+                "from kernelgen.cli import app; app()",
+                "optimize",
+                "softmax",
+                "--resume",
+                run_dir.name,
+                "--base-url",
+                url,
+                "--json",
+            ],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=400,
         )
         assert resumed.returncode == 0, resumed.stderr
         summary = _last_json(resumed.stdout)

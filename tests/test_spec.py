@@ -45,7 +45,7 @@ def _write(project: Path, text: str) -> None:
     (project / "references" / "bad.py").write_text(text)
 
 
-GOOD = '''
+GOOD = """
 import torch
 def bad(x):
     return x
@@ -57,7 +57,7 @@ SPEC = {
     "sizes": [{"name": "a", "dims": {"rows": 2, "cols": 3}, "interpreter": True}],
     "bench": [{"name": "b", "dims": {"rows": 2, "cols": 3}}],
 }
-'''
+"""
 
 
 @pytest.mark.parametrize(

@@ -206,8 +206,7 @@ def _comparable(a: ShapeTiming, b: ShapeTiming) -> tuple[float, float, float]:
     launch = "launch" in (a.bound, b.bound)
     if launch and a.candidate.graph_us and b.candidate.graph_us:
         return a.candidate.graph_us, b.candidate.graph_us, GRAPH_NOISE
-    return a.candidate.median_us, b.candidate.median_us, max(a.candidate.spread,
-                                                              b.candidate.spread)
+    return a.candidate.median_us, b.candidate.median_us, max(a.candidate.spread, b.candidate.spread)
 
 
 def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:

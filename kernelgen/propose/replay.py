@@ -22,10 +22,17 @@ class ReplayProposer:
         self.chains: list[list[Proposal]] = []
         for rec in records:
             transcript = store.load_transcript(op, run_id, rec.id)
-            source = (store.candidate_source(op, run_id, rec.id)
-                      if store.candidate_path(op, run_id, rec.id).is_file() else None)
-            item = Proposal(source=source, transcript=transcript, name=rec.id,
-                            error=None if source is not None else f"no_code: {rec.reason}")
+            source = (
+                store.candidate_source(op, run_id, rec.id)
+                if store.candidate_path(op, run_id, rec.id).is_file()
+                else None
+            )
+            item = Proposal(
+                source=source,
+                transcript=transcript,
+                name=rec.id,
+                error=None if source is not None else f"no_code: {rec.reason}",
+            )
             if _FIX.search(rec.id) and self.chains:
                 self.chains[-1].append(item)
             else:

@@ -58,8 +58,9 @@ def tune_source(spec: OpSpec, source: str) -> Proposal | None:
     if not table:
         return None
     failed = sum(1 for v in result.variants if all(r.median_us is None for r in v.shapes))
-    name = (f"tuned {len(configs)} configs x {len(shapes)} shapes into {len(table)} buckets"
-            + (f" ({failed} configs failed to compile or run)" if failed else ""))
+    name = f"tuned {len(configs)} configs x {len(shapes)} shapes into {len(table)} buckets" + (
+        f" ({failed} configs failed to compile or run)" if failed else ""
+    )
     return Proposal(source=tuning.with_tuned(source, table), name=name)
 
 
@@ -80,13 +81,20 @@ class TuneProposer:
             self.note = "the best kernel declares no TUNE_SPACE: nothing to tune"
             return []
         if self.device == "cpu":
-            self.note = ("tune on CPU cannot time (Triton's interpreter): it verified the "
-                         "corners of the space only; run on CUDA to tune")
+            self.note = (
+                "tune on CPU cannot time (Triton's interpreter): it verified the "
+                "corners of the space only; run on CUDA to tune"
+            )
             key = _any_key(self.spec)
             pending = corners(space)[self.skip :][:k]
             self.skip += len(pending)
-            return [Proposal(source=tuning.with_tuned(ctx.best_source, {key: c}),
-                             name=f"config {c} (verify only)") for c in pending]
+            return [
+                Proposal(
+                    source=tuning.with_tuned(ctx.best_source, {key: c}),
+                    name=f"config {c} (verify only)",
+                )
+                for c in pending
+            ]
         if self.skip:
             self.note = "the space was searched in an earlier round"
             return []

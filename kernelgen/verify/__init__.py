@@ -20,12 +20,27 @@ def sha256(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
-def _rejected(op: str, path: Path, digest: str, device: str, seed: int, category: str,
-              reason: str, seconds: float = 0.0) -> Verdict:
-    return Verdict(op=op, candidate=str(path), sha256=digest, accepted=False,
-                   category=category,  # type: ignore[arg-type]
-                   reason=reason, device=device,  # type: ignore[arg-type]
-                   seed=seed, seconds=round(seconds, 3))
+def _rejected(
+    op: str,
+    path: Path,
+    digest: str,
+    device: str,
+    seed: int,
+    category: str,
+    reason: str,
+    seconds: float = 0.0,
+) -> Verdict:
+    return Verdict(
+        op=op,
+        candidate=str(path),
+        sha256=digest,
+        accepted=False,
+        category=category,  # type: ignore[arg-type]
+        reason=reason,
+        device=device,  # type: ignore[arg-type]
+        seed=seed,
+        seconds=round(seconds, 3),
+    )
 
 
 def static_gate(op: str, path: Path, source: str, device: str, seed: int) -> Verdict | None:
@@ -36,13 +51,13 @@ def static_gate(op: str, path: Path, source: str, device: str, seed: int) -> Ver
     try:
         violations = check_source(source, op)
     except SyntaxError as e:
-        return _rejected(op, path, digest, device, seed, "syntax",
-                         f"line {e.lineno}: {e.msg}")
+        return _rejected(op, path, digest, device, seed, "syntax", f"line {e.lineno}: {e.msg}")
     if violations:
         v = violations[0]
         more = f" (+{len(violations) - 1} more)" if len(violations) > 1 else ""
-        return _rejected(op, path, digest, device, seed, "static",
-                         f"line {v.line}: [{v.rule}] {v.reason}{more}")
+        return _rejected(
+            op, path, digest, device, seed, "static", f"line {v.line}: [{v.rule}] {v.reason}{more}"
+        )
     return None
 
 
@@ -68,8 +83,14 @@ def verify_candidate(
     # Imported here: the sandbox's child starts in this package and must not pay for torch.
     from kernelgen.verify.worker import VerifyRequest
 
-    request = VerifyRequest(op=op, path=str(path.resolve()), sha256=sha256(source),
-                            device=device, seed=seed, root=str(paths.root()))
+    request = VerifyRequest(
+        op=op,
+        path=str(path.resolve()),
+        sha256=sha256(source),
+        device=device,
+        seed=seed,
+        root=str(paths.root()),
+    )
     outcome = run_isolated(
         "kernelgen.verify.worker:main",
         request.model_dump_json(),
@@ -78,7 +99,14 @@ def verify_candidate(
         device=device,
     )
     if outcome.result is None:
-        return _rejected(op, path, sha256(source), device, seed,
-                         outcome.category or "crash", outcome.reason or "no result",
-                         outcome.seconds)
+        return _rejected(
+            op,
+            path,
+            sha256(source),
+            device,
+            seed,
+            outcome.category or "crash",
+            outcome.reason or "no result",
+            outcome.seconds,
+        )
     return Verdict.model_validate_json(outcome.result)

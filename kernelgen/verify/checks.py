@@ -38,17 +38,21 @@ def structure(out: Any, expected: Any) -> Failure | None:
     """Exact type, dtype, shape and device, leaf by leaf."""
     got, want = leaves(out), leaves(expected)
     if len(got) != len(want) or isinstance(out, (tuple, list)) != isinstance(expected, tuple):
-        return Failure("incorrect", f"returned {type(out).__name__} of {len(got)}, "
-                                    f"expected {type(expected).__name__} of {len(want)}")
-    for i, (g, w) in enumerate(zip(got, want)):
+        return Failure(
+            "incorrect",
+            f"returned {type(out).__name__} of {len(got)}, "
+            f"expected {type(expected).__name__} of {len(want)}",
+        )
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
         label = f"output {i}" if len(want) > 1 else "output"
         if type(g) is not torch.Tensor:
             return Failure("contract", f"{label} is {type(g).__name__}, not a plain torch.Tensor")
         if g.dtype != w.dtype:
             return Failure("incorrect", f"{label} dtype {g.dtype}, expected {w.dtype}")
         if tuple(g.shape) != tuple(w.shape):
-            return Failure("incorrect", f"{label} shape {tuple(g.shape)}, "
-                                        f"expected {tuple(w.shape)}")
+            return Failure(
+                "incorrect", f"{label} shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+            )
         if g.device != w.device:
             return Failure("incorrect", f"{label} on {g.device}, expected {w.device}")
     return None
@@ -76,13 +80,19 @@ def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failur
         count = int((o_nan != r_nan).sum())
         # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
         hint = " (output never written there?)" if bool(o_nan[tuple(bad)]) else ""
-        return Failure("incorrect", f"{what} at {_where(bad)} where the reference is "
-                                    f"{float(ref[tuple(bad)]):.6g}; {count} such entries{hint}"), 0.0
+        return Failure(
+            "incorrect",
+            f"{what} at {_where(bad)} where the reference is "
+            f"{float(ref[tuple(bad)]):.6g}; {count} such entries{hint}",
+        ), 0.0
     r_inf = torch.isinf(ref)
     if bool(r_inf.any()) and not torch.equal(o[r_inf], ref[r_inf]):
         bad = (r_inf & (o != ref)).nonzero()[0]
-        return Failure("incorrect", f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
-                                    f"reference is {float(ref[tuple(bad)])}"), 0.0
+        return Failure(
+            "incorrect",
+            f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
+            f"reference is {float(ref[tuple(bad)])}",
+        ), 0.0
     finite = ~(r_nan | r_inf)
     err = torch.where(finite, (o - ref).abs(), torch.zeros_like(o))
     err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
@@ -102,7 +112,9 @@ def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failur
     return None, max_err
 
 
-def precision(cand_err: float, torch_err: float, dtype: torch.dtype, ratio: float) -> Failure | None:
+def precision(
+    cand_err: float, torch_err: float, dtype: torch.dtype, ratio: float
+) -> Failure | None:
     """The candidate may be at most `ratio` times less accurate than torch in the same dtype
     (plus a few fp32 ulps): a loose tolerance must not let a silent downgrade through."""
     floor = _RATIO_FLOOR

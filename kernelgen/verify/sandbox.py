@@ -134,8 +134,13 @@ def run_isolated(
             message = None
         if not isinstance(message, dict) or message.get("nonce") != nonce:
             if "MemoryError" in stderr or "out of memory" in stderr.lower():
-                return Outcome(category="oom", reason="ran out of memory", seconds=seconds,
-                               stderr_tail=stderr)
-            return Outcome(category="crash", reason=_describe_exit(code, stderr),
-                           seconds=seconds, stderr_tail=stderr)
+                return Outcome(
+                    category="oom", reason="ran out of memory", seconds=seconds, stderr_tail=stderr
+                )
+            return Outcome(
+                category="crash",
+                reason=_describe_exit(code, stderr),
+                seconds=seconds,
+                stderr_tail=stderr,
+            )
         return Outcome(result=message["result"], seconds=seconds, stderr_tail=stderr)

@@ -29,7 +29,6 @@ from kernelgen.spec import Case, OpSpec, check_signature, load_module, load_spec
 from kernelgen.verify import checks, guard
 from kernelgen.verify.checks import Failure
 
-
 GPU_MEMORY_FRACTION = 0.8
 
 
@@ -82,8 +81,11 @@ def _classify(exc: BaseException, path: Path) -> Failure:
         _frontend_error(exc)
     ):
         return Failure("compile", f"{name}: {text}{where}")
-    if (isinstance(exc, (torch.cuda.OutOfMemoryError, MemoryError)) or name == "OutOfMemoryError"
-            or "can't allocate memory" in text):
+    if (
+        isinstance(exc, (torch.cuda.OutOfMemoryError, MemoryError))
+        or name == "OutOfMemoryError"
+        or "can't allocate memory" in text
+    ):
         return Failure("oom", text)
     if "illegal memory access" in text or "CUDA error" in text:
         return Failure("crash", text)
@@ -91,8 +93,9 @@ def _classify(exc: BaseException, path: Path) -> Failure:
 
 
 def _upcast(args: list[Any]) -> list[Any]:
-    return [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
-            for a in args]
+    return [
+        a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
+    ]
 
 
 def _copies(args: list[Any]) -> list[Any]:
@@ -146,13 +149,18 @@ class Judge:
             raise _Rejected(Failure("provenance", f"started threads {log.new_threads}"), case)
         if log.forbidden:
             ops = ", ".join(sorted(set(log.forbidden)))
-            raise _Rejected(Failure("provenance", f"torch computed in the launcher: aten {ops}"),
-                            case)
+            raise _Rejected(
+                Failure("provenance", f"torch computed in the launcher: aten {ops}"), case
+            )
         if not log.launches:
-            other = f" (launched only {sorted(set(log.foreign_launches))})" if (
-                log.foreign_launches) else ""
-            raise _Rejected(Failure("provenance", f"no Triton kernel of the candidate "
-                                                  f"launched{other}"), case)
+            other = (
+                f" (launched only {sorted(set(log.foreign_launches))})"
+                if (log.foreign_launches)
+                else ""
+            )
+            raise _Rejected(
+                Failure("provenance", f"no Triton kernel of the candidate launched{other}"), case
+            )
         return out
 
     def _judge_values(self, out: Any, ref64: Any, native: Any, case: Case) -> CaseResult:
@@ -166,7 +174,9 @@ class Judge:
             return CaseResult(name=case.name, status="passed")
         tol = self.spec.tolerance(case.dtype, case.dims)
         worst, cand_err, torch_err = 0.0, 0.0, 0.0
-        for o, r, n in zip(checks.leaves(out), checks.leaves(ref64), checks.leaves(native)):
+        for o, r, n in zip(
+            checks.leaves(out), checks.leaves(ref64), checks.leaves(native), strict=True
+        ):
             fail, max_err = checks.values(o, r, tol)
             if fail:
                 raise _Rejected(fail, case.name)
@@ -176,8 +186,13 @@ class Judge:
             fail = checks.precision(cand_err, torch_err, o.dtype, self.spec.data.error_ratio)
             if fail:
                 raise _Rejected(fail, case.name)
-        return CaseResult(name=case.name, status="passed", max_abs_err=worst, rel_err=cand_err,
-                          torch_rel_err=torch_err)
+        return CaseResult(
+            name=case.name,
+            status="passed",
+            max_abs_err=worst,
+            rel_err=cand_err,
+            torch_rel_err=torch_err,
+        )
 
     def run_case(self, case: Case, seed: int) -> CaseResult:
         from kernelgen.inputs import case_inputs, case_seed
@@ -196,31 +211,51 @@ class Judge:
         out_a = self._call(args_a, case.name)
         result = self._judge_values(out_a, ref_a, native_a, case)
         tensors_a = [a for a in args_a if isinstance(a, torch.Tensor)]
-        if any(not torch.equal(checks.bits(a), s) for a, s in zip(tensors_a, snap_a)):
+        if any(not torch.equal(checks.bits(a), s) for a, s in zip(tensors_a, snap_a, strict=True)):
             raise _Rejected(Failure("mutation", "an input changed during the call"), case.name)
         for o in checks.leaves(out_a):
             if any(checks.shares_memory(o, a) for a in tensors_a):
-                raise _Rejected(Failure("aliasing", "the output shares memory with an input"),
-                                case.name)
+                raise _Rejected(
+                    Failure("aliasing", "the output shares memory with an input"), case.name
+                )
         kept = [checks.bits(o) for o in checks.leaves(out_a)]
 
         out_b = self._call(args_b, case.name)
         self._judge_values(out_b, ref_b, native_b, case)
         for o_b in checks.leaves(out_b):
             if any(checks.shares_memory(o_b, o_a) for o_a in checks.leaves(out_a)):
-                raise _Rejected(Failure("aliasing", "the second call returned the first call's "
-                                                    "buffer (cached or shared output)"), case.name)
-        if any(not torch.equal(checks.bits(o), k) for o, k in zip(checks.leaves(out_a), kept)):
-            raise _Rejected(Failure("stale", "the first result changed when the candidate was "
-                                             "called again"), case.name)
+                raise _Rejected(
+                    Failure(
+                        "aliasing",
+                        "the second call returned the first call's "
+                        "buffer (cached or shared output)",
+                    ),
+                    case.name,
+                )
+        if any(
+            not torch.equal(checks.bits(o), k)
+            for o, k in zip(checks.leaves(out_a), kept, strict=True)
+        ):
+            raise _Rejected(
+                Failure("stale", "the first result changed when the candidate was called again"),
+                case.name,
+            )
 
         out_a2 = self._call(pristine_a, case.name)
+        fail = checks.structure(out_a2, native_a)
+        if fail:
+            raise _Rejected(
+                Failure("stale", "the same inputs gave another structure: " + fail.reason),
+                case.name,
+            )
         tol = self.spec.tolerance(case.dtype, case.dims)
-        for o1, o2 in zip(checks.leaves(out_a), checks.leaves(out_a2)):
+        for o1, o2 in zip(checks.leaves(out_a), checks.leaves(out_a2), strict=True):
             fail, _ = checks.values(o2, o1.double(), tol)
             if fail:
-                raise _Rejected(Failure("stale", "disagrees with itself on the same inputs: "
-                                        + fail.reason), case.name)
+                raise _Rejected(
+                    Failure("stale", "disagrees with itself on the same inputs: " + fail.reason),
+                    case.name,
+                )
         return result
 
     def profile_once(self, case: Case, seed: int) -> None:
@@ -237,13 +272,20 @@ class Judge:
             torch.cuda.synchronize()
         names = {e.name for e in prof.events() if e.device_type.name == "CUDA"}
         foreign = sorted(
-            n for n in names
-            if not any(k in n for k in self.kernels) and "copy" not in n.lower()
+            n
+            for n in names
+            if not any(k in n for k in self.kernels)
+            and "copy" not in n.lower()
             and "fill" not in n.lower()
         )
         if foreign:
-            raise _Rejected(Failure("provenance", f"CUDA kernels that are not the candidate's "
-                                                  f"ran: {', '.join(foreign)[:200]}"), case.name)
+            raise _Rejected(
+                Failure(
+                    "provenance",
+                    f"CUDA kernels that are not the candidate's ran: {', '.join(foreign)[:200]}",
+                ),
+                case.name,
+            )
 
     def judge(self) -> Verdict:
         start = time.monotonic()
@@ -255,10 +297,14 @@ class Judge:
             profiled = False
             for case in cases:
                 if self.device == "cpu" and not case.interpreter:
-                    why = ("bf16 arithmetic is wrong in the interpreter" if case.dtype ==
-                           "bfloat16" else "too large for the interpreter")
-                    results.append(CaseResult(name=case.name, status="not_run",
-                                              note=f"not run on CPU: {why}"))
+                    why = (
+                        "bf16 arithmetic is wrong in the interpreter"
+                        if case.dtype == "bfloat16"
+                        else "too large for the interpreter"
+                    )
+                    results.append(
+                        CaseResult(name=case.name, status="not_run", note=f"not run on CPU: {why}")
+                    )
                     continue
                 results.append(self.run_case(case, self.req.seed))
                 if self.device == "cuda" and not profiled:
@@ -272,8 +318,13 @@ class Judge:
         done = {c.name for c in results}
         for case in cases:
             if case.name not in done:
-                results.append(CaseResult(name=case.name, status="not_run",
-                                          note="not run: stopped at the first failure"))
+                results.append(
+                    CaseResult(
+                        name=case.name,
+                        status="not_run",
+                        note="not run: stopped at the first failure",
+                    )
+                )
         return Verdict(
             op=self.spec.name,
             candidate=str(self.path),

@@ -15,11 +15,15 @@ ROOT = Path(__file__).resolve().parents[2]
 # The operator's parameters, its output shape, and a torch expression of the reference.
 OPS = {
     "softmax": ("x", "x.shape", "torch.softmax(x, -1)"),
-    "rms_norm": ("x, weight, eps=1e-6", "x.shape", "torch.rms_norm(x, (x.shape[-1],), weight, eps)"),
+    "rms_norm": (
+        "x, weight, eps=1e-6",
+        "x.shape",
+        "torch.rms_norm(x, (x.shape[-1],), weight, eps)",
+    ),
     "silu_and_mul": ("x", "(*x.shape[:-1], x.shape[-1] // 2)", "None"),
 }
 
-_HEADER = '''
+_HEADER = """
 import torch
 import triton
 import triton.language as tl
@@ -31,7 +35,7 @@ def _fill_kernel(y_ptr, n, WRITE: tl.constexpr, BLOCK: tl.constexpr):
     if WRITE:
         tl.store(y_ptr + offs, tl.zeros([BLOCK], tl.float32).to(y_ptr.dtype.element_ty),
                  mask=offs < n)
-'''
+"""
 
 
 def _launcher(op: str, body: str) -> str:
@@ -41,46 +45,64 @@ def _launcher(op: str, body: str) -> str:
 
 def zeros(op: str) -> str:
     _, shape, _ = OPS[op]
-    return _launcher(op, f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+    return _launcher(
+        op,
+        f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
     _fill_kernel[(triton.cdiv(max(y.numel(), 1), 1024),)](y, y.numel(), WRITE=True, BLOCK=1024)
     return y
-""")
+""",
+    )
 
 
 def empty_like(op: str) -> str:
     _, shape, _ = OPS[op]
-    return _launcher(op, f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+    return _launcher(
+        op,
+        f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
     _fill_kernel[(1,)](y, 0, WRITE=False, BLOCK=16)
     return y
-""")
+""",
+    )
 
 
 def passthrough(op: str) -> str:
     ret = "x" if op != "silu_and_mul" else "x[..., : x.shape[-1] // 2]"
-    return _launcher(op, f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    return _launcher(
+        op,
+        f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
     return {ret}
-""")
+""",
+    )
 
 
 def torch_fallback(op: str) -> str:
     _, _, expr = OPS[op]
     if op == "silu_and_mul":
         expr = "torch.nn.functional.silu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2 :]"
-    return _launcher(op, f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+    return _launcher(
+        op,
+        f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
     return {expr}
-""")
+""",
+    )
 
 
 def hidden_fallback(op: str) -> str:
     """Arithmetic through operators: no call the static rules can name; the guard sees aten."""
     if op == "silu_and_mul":
-        return _launcher(op, """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+        return _launcher(
+            op,
+            """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
     d = x.shape[-1] // 2
     return x[..., :d] * x[..., d:]
-""")
-    return _launcher(op, """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+""",
+        )
+    return _launcher(
+        op,
+        """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
     return x * 1
-""")
+""",
+    )
 
 
 def _seed(op: str) -> str:
@@ -103,8 +125,10 @@ def lower_precision(op: str) -> str:
     if op == "silu_and_mul":
         src = src.replace("tl.exp(-a)", "tl.exp(-a.to(tl.float32)).to(tl.float16)")
     if op == "softmax":
-        src = src.replace("num = tl.exp(x - tl.max(x, axis=0))",
-                          "num = tl.exp((x - tl.max(x, axis=0)).to(tl.float32)).to(tl.float16)")
+        src = src.replace(
+            "num = tl.exp(x - tl.max(x, axis=0))",
+            "num = tl.exp((x - tl.max(x, axis=0)).to(tl.float32)).to(tl.float16)",
+        )
     return src
 
 

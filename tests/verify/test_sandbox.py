@@ -21,8 +21,9 @@ def _targets_importable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _run(target: str, request: str = "x", timeout_s: float = 20, memory_mb: int = 2048):
-    return run_isolated(f"sandbox_targets:{target}", request, timeout_s=timeout_s,
-                        memory_mb=memory_mb, device="cpu")
+    return run_isolated(
+        f"sandbox_targets:{target}", request, timeout_s=timeout_s, memory_mb=memory_mb, device="cpu"
+    )
 
 
 def test_result_comes_back() -> None:

@@ -23,5 +23,6 @@ def silu_and_mul(x):
     y = torch.empty((x2.shape[0], d), dtype=x.dtype, device=x.device)
     total = y.numel()
     _silu_mul_flat_kernel[(triton.cdiv(total, 2048),)](
-        y, x2, total, d, x2.stride(0), x2.stride(1), BLOCK=2048)
+        y, x2, total, d, x2.stride(0), x2.stride(1), BLOCK=2048
+    )
     return y.view(*x.shape[:-1], d)

@@ -7,8 +7,17 @@ import triton.language as tl
 
 
 @triton.jit
-def _softmax_online_kernel(y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_xn, stride_ym,
-                           ROWS: tl.constexpr, BLOCK: tl.constexpr):
+def _softmax_online_kernel(
+    y_ptr,
+    x_ptr,
+    n_rows,
+    n_cols,
+    stride_xm,
+    stride_xn,
+    stride_ym,
+    ROWS: tl.constexpr,
+    BLOCK: tl.constexpr,
+):
     for r in range(ROWS):
         row = tl.program_id(0) * ROWS + r
         if row < n_rows:
@@ -31,8 +40,11 @@ def _softmax_online_kernel(y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_xn, s
                 mask = cols < n_cols
                 x = tl.load(x_row + cols * stride_xn, mask=mask, other=-float("inf"))
                 y = tl.exp(x.to(tl.float32) - m_row) / s_row
-                tl.store(y_ptr + row.to(tl.int64) * stride_ym + cols,
-                         y.to(y_ptr.dtype.element_ty), mask=mask)
+                tl.store(
+                    y_ptr + row.to(tl.int64) * stride_ym + cols,
+                    y.to(y_ptr.dtype.element_ty),
+                    mask=mask,
+                )
 
 
 def softmax(x):
@@ -42,5 +54,6 @@ def softmax(x):
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     rows = 4
     _softmax_online_kernel[(triton.cdiv(n_rows, rows),)](
-        y, x2, n_rows, n_cols, x2.stride(0), x2.stride(1), y.stride(0), ROWS=rows, BLOCK=512)
+        y, x2, n_rows, n_cols, x2.stride(0), x2.stride(1), y.stride(0), ROWS=rows, BLOCK=512
+    )
     return y.view(x.shape)

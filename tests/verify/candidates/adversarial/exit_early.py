@@ -1,4 +1,5 @@
 """Ends the process from inside a kernel under the interpreter: no verdict, so a crash."""
+
 import torch
 import triton
 import triton.language as tl

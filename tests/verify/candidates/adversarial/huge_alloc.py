@@ -5,7 +5,9 @@ import triton.language as tl
 
 @triton.jit
 def _k(y_ptr, n, BLOCK: tl.constexpr):
-    tl.store(y_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32), mask=tl.arange(0, BLOCK) < n)
+    tl.store(
+        y_ptr + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32), mask=tl.arange(0, BLOCK) < n
+    )
 
 
 def softmax(x):

@@ -1,4 +1,5 @@
 """Right answer, but it writes the result into its input as well (in-place softmax)."""
+
 import torch
 import triton
 import triton.language as tl
@@ -21,6 +22,7 @@ def softmax(x):
     n = x.shape[-1]
     x2 = x.reshape(-1, n)
     y = torch.empty(x2.shape, dtype=x.dtype, device=x.device)
-    _softmax_kernel[(x2.shape[0],)](y, x2, n, x2.stride(0), x2.stride(1),
-                                    BLOCK_SIZE=triton.next_power_of_2(n))
+    _softmax_kernel[(x2.shape[0],)](
+        y, x2, n, x2.stride(0), x2.stride(1), BLOCK_SIZE=triton.next_power_of_2(n)
+    )
     return y.view(x.shape)
