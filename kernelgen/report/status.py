@@ -106,6 +106,19 @@ def _evidence(op: str, entry: dict) -> tuple[RunRecord | None, CandidateRecord |
     return None, None, None
 
 
+def _record_bench(entry: dict) -> BenchRecord | None:
+    """The bench record a manifest entry names as its evidence when no run stands behind it
+    (a seed timed by `kernelgen bench OP --seed`)."""
+    record = entry.get("record")
+    if not isinstance(record, str) or not record.endswith(".json"):
+        return None
+    path = paths.root() / record
+    try:
+        return BenchRecord.model_validate_json(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def _figures(bench: BenchRecord) -> dict[str, float | str | None]:
     eager, compile_, worst, limits = [], [], [], []
     worst_shape, worst_value = None, None
@@ -158,15 +171,23 @@ def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
         proposer=entry.get("proposer") if isinstance(entry.get("proposer"), str) else None,
     )
     st = row.status
-    if cand is not None and cand.bench is not None:
-        f = _figures(cand.bench)
-        st.device = cand.bench.environment.gpu or cand.bench.environment.device
+    bench = cand.bench if cand is not None else None
+    if bench is None and run is None:
+        bench = _record_bench(entry)
+    if bench is not None:
+        f = _figures(bench)
+        st.device = bench.environment.gpu or bench.environment.device
         st.speedup_vs_eager, st.speedup_vs_compile = f["eager"], f["compile"]  # type: ignore[assignment]
         st.worst_shape_vs_best_peer, st.limit_pct = f["worst"], f["limit"]  # type: ignore[assignment]
         row.worst_shape = f["worst_shape"]  # type: ignore[assignment]
-        row.date = cand.bench.created[:10]
-        row.candidate = cand.id
-        row.proposer = row.proposer or cand.proposer + (f" · {cand.model}" if cand.model else "")
+        row.date = bench.created[:10]
+        if cand is not None:
+            row.candidate = cand.id
+            row.proposer = row.proposer or cand.proposer + (
+                f" · {cand.model}" if cand.model else ""
+            )
+        else:
+            row.note = f"no run yet: evidence {entry.get('record')}"
     elif entry:
         # The manifest names a run this checkout does not hold (or one without timings): show
         # what the manifest says.
