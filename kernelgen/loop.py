@@ -145,18 +145,8 @@ class Loop:
             best_source=self._best_source(),
             best_id=self._best_id(),
             timings=bench.shapes if bench else [],
-            compile=list(getattr(bench, "compile", []) or []) if bench else [],
-            history=[
-                HistoryItem(
-                    id=r.id,
-                    parent=r.parent,
-                    status=r.status,
-                    category=r.category,
-                    reason=r.reason,
-                    speedup=r.speedup,
-                )
-                for r in self.records
-            ],
+            compile=bench.compile if bench else [],
+            history=[HistoryItem.model_validate(r, from_attributes=True) for r in self.records],
             last_failure=detail,
             hardware=HARDWARE,
         )
@@ -233,7 +223,7 @@ class Loop:
                 "speedup": speedup,
                 "became_best": wins,
                 "reason": why if not wins else None,
-                "compile": list(getattr(mine, "compile", []) or []),
+                "compile": mine.compile,
             }
         )
         self._save(rec)

@@ -202,15 +202,5 @@ def summarize(run: RunRecord, records: list[CandidateRecord]) -> OptimizeSummary
         promoted=run.promoted,
         tokens=run.usage.tokens,
         cost_usd=run.usage.cost_usd,
-        candidates=[
-            CandidateSummary(
-                id=r.id,
-                round=r.round,
-                status=r.status,
-                category=r.category,
-                reason=r.reason,
-                speedup=r.speedup,
-            )
-            for r in records
-        ],
+        candidates=[CandidateSummary.model_validate(r, from_attributes=True) for r in records],
     )

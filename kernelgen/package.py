@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kernelgen import paths, store
+from kernelgen import paths, store, tuning
 from kernelgen.errors import KernelgenError
 from kernelgen.records import BenchRecord, CandidateRecord, now
 
@@ -180,18 +180,6 @@ def _check_signature(tree: ast.Module, op: str, params: list[Param], where: str)
         raise PromoteError(f"{where}: {op}({', '.join(got)}) differs from the reference {want}")
 
 
-def _top_assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | None:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == name for t in node.targets
-        ):
-            return node
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            if node.target.id == name and node.value is not None:
-                return node
-    return None
-
-
 def _literal_dict(node: ast.Assign | ast.AnnAssign, name: str, where: str) -> dict | None:
     """The dict a top-level assignment binds, or None when it is computed, not a literal."""
     if isinstance(node, ast.Assign) and len(node.targets) != 1:
@@ -210,7 +198,7 @@ def tuning_tables(source: str, where: str = "candidate") -> tuple[dict, dict]:
     tree = _parse(source, where)
     out = []
     for name in ("DEFAULT_CONFIG", "TUNED"):
-        node = _top_assignment(tree, name)
+        node = tuning.assignment(tree, name)
         out.append((_literal_dict(node, name, where) if node else None) or {})
     return out[0], out[1]
 
@@ -295,7 +283,7 @@ def rewrite_module(op: str, source: str, provenance: Provenance) -> str:
         + "\n",
     }
     for name, text in loads.items():
-        node = _top_assignment(tree, name)
+        node = tuning.assignment(tree, name)
         if node is None or _literal_dict(node, name, where) is None:
             continue
         assert node.end_lineno is not None
@@ -553,7 +541,7 @@ def promote(
                 raise PromoteError(f"{where}: a TUNED table needs the device it was tuned on")
             configs = {device_key(provenance.device, provenance.triton): tuned}
     if configs:
-        node = _top_assignment(tree, "TUNED")
+        node = tuning.assignment(tree, "TUNED")
         if node is None or _literal_dict(node, "TUNED", where) is None:
             raise PromoteError(
                 f"{where}: has no literal TUNED table to load the tuned configs into"

@@ -18,8 +18,11 @@ from typing import Any
 Config = dict[str, int]
 
 
-def _assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | None:
+def assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | None:
+    """The top-level statement that binds `name` (a bare annotation binds nothing)."""
     for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            continue
         targets = (
             node.targets
             if isinstance(node, ast.Assign)
@@ -31,7 +34,7 @@ def _assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | Non
 
 
 def _literal(source: str, name: str) -> Any:
-    node = _assignment(ast.parse(source), name)
+    node = assignment(ast.parse(source), name)
     if node is None or node.value is None:
         return None
     try:
@@ -64,7 +67,7 @@ def configs(tune_space: dict[str, list[int]]) -> list[Config]:
 
 def with_tuned(source: str, table: dict[str, Config]) -> str:
     """The source with its TUNED assignment replaced by `table` (the rest byte for byte)."""
-    node = _assignment(ast.parse(source), "TUNED")
+    node = assignment(ast.parse(source), "TUNED")
     if node is None:
         raise ValueError("the module has no TUNED assignment to rewrite")
     lines = source.splitlines(keepends=True)
