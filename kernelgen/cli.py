@@ -224,6 +224,7 @@ def optimize(
         with Live(observer._panel(), console=out, refresh_per_second=4) as live:
             observer.live = live
             summary = optimize_op(name, options, observer)
+        out.print()
         best = summary.best or "the seed"
         out.print(
             f"[bold]{name}[/bold] run {summary.run_id}: stopped: {summary.stopped}; "

@@ -375,6 +375,7 @@ class Loop:
         self.run.state = "finished"
         self.run.elapsed_s = round(self._elapsed(), 1)
         store.save_run(self.run)
+        self.observer.event(f"stopped: {self.run.stopped}")
         return self.run
 
 
