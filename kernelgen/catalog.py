@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,13 @@ def generated_source(op: str) -> tuple[str, Path]:
     run_id, cand = entry.get("run_id"), entry.get("candidate_id")
     if run_id and cand:
         return "generated", store.candidate_path(op, run_id, cand)
-    return "generated", seed_path(op)
+    # The library holds a seed: the version of it that was promoted (by its sha256).
+    from kernelgen.package import seed_source_with_sha
+
+    source = seed_source_with_sha(op, str(entry.get("sha256")))
+    path = Path(tempfile.mkdtemp(prefix="kernelgen-generated-")) / f"{op}.py"
+    path.write_text(source)
+    return "generated", path
 
 
 def bench_target(op: str, file: Path | None, seed: bool, generated: bool) -> tuple[str, Path]:

@@ -636,6 +636,30 @@ def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> P
     )
 
 
+def seed_source_with_sha(op: str, digest: str) -> str:
+    """The version of seeds/<op>.py whose sha256 is `digest`: the file, or one in its git history
+    (a record names the exact source it measured; the seed may have moved on since)."""
+    rel = f"seeds/{op}.py"
+    root = paths.root()
+    current = (root / rel).read_text()
+    if sha256(current) == digest:
+        return current
+    revs = subprocess.run(
+        ["git", "log", "--format=%H", "--", rel],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    for rev in revs:
+        shown = subprocess.run(
+            ["git", "show", f"{rev}:{rel}"], cwd=root, capture_output=True, text=True, check=False
+        )
+        if shown.returncode == 0 and sha256(shown.stdout) == digest:
+            return shown.stdout
+    raise PromoteError(f"{rel}: no version (file or git history) has sha256 {digest[:12]}")
+
+
 def provenance_of_bench(
     op: str, bench: BenchRecord, record: Path, source_name: str, source: str, note: str
 ) -> Provenance:

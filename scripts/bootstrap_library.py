@@ -13,12 +13,17 @@ seed file or in the seed's git history, and the module carries the record's spee
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 from kernelgen import paths
 from kernelgen.errors import KernelgenError
-from kernelgen.package import Provenance, promote, provenance_of_bench, sha256
+from kernelgen.package import (
+    Provenance,
+    promote,
+    provenance_of_bench,
+    seed_source_with_sha,
+    sha256,
+)
 from kernelgen.records import BenchRecord
 
 NOTE = (
@@ -29,35 +34,6 @@ BENCH_NOTE = (
     "seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP --seed` "
     "on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces it"
 )
-
-
-def _git_versions(rel: str) -> list[str]:
-    """Every committed version of a file, newest first."""
-    revs = subprocess.run(
-        ["git", "log", "--format=%H", "--", rel],
-        cwd=paths.root(),
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.split()
-    return [
-        subprocess.run(
-            ["git", "show", f"{r}:{rel}"],
-            cwd=paths.root(),
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-        for r in revs
-    ]
-
-
-def _measured_source(op: str, digest: str) -> str:
-    rel = f"seeds/{op}.py"
-    for source in [(paths.root() / rel).read_text(), *_git_versions(rel)]:
-        if sha256(source) == digest:
-            return source
-    raise KernelgenError(f"{rel}: no version (file or git history) has sha256 {digest[:12]}")
 
 
 def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
@@ -75,7 +51,7 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
             "timings from (run `kernelgen bench OP --seed` on a GPU)"
         )
     bench = BenchRecord.model_validate_json(records[-1].read_text())
-    source = _measured_source(op, bench.sha256)
+    source = seed_source_with_sha(op, bench.sha256)
     return source, provenance_of_bench(op, bench, records[-1], rel, source, BENCH_NOTE)
 
 
