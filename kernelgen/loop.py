@@ -210,17 +210,16 @@ class Loop:
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
         """Time an accepted candidate against the best, interleaved; keep it if it wins."""
-        from kernelgen.bench import accepts, bench_files
+        from kernelgen.bench import accepts, bench_files, speedup
 
         self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
         path = store.candidate_path(self.op, self.run.id, rec.id)
         mine, best = bench_files(self.op, [(rec.id, path), ("best", self._best_path())], peers=True)
         wins, why = accepts(mine, best)
-        speedup = _geomean_ratio(best, mine)
         rec = rec.model_copy(
             update={
                 "bench": mine,
-                "speedup": speedup,
+                "speedup": speedup(mine, best),
                 "became_best": wins,
                 "reason": why if not wins else None,
                 "compile": mine.compile,
@@ -281,7 +280,12 @@ class Loop:
         if tuning.space(source) is None:
             return
         cid = f"{parent.id}-tuned"
-        if any(r.id == cid for r in self.records):
+        existing = next((r for r in self.records if r.id == cid), None)
+        if existing is not None:  # a resumed run: finish what the kill interrupted
+            if existing.status == "pending":
+                self.judge(existing, self._stored_proposal(existing))
+            elif existing.status == "accepted" and existing.bench is None:
+                self.bench(existing)
             return
         from kernelgen.propose.tune import tune_source
 
@@ -399,21 +403,6 @@ def _with_verdict(rec: CandidateRecord, verdict: Verdict) -> CandidateRecord:
             "verdict": verdict,
         }
     )
-
-
-def _geomean_ratio(best: BenchRecord, new: BenchRecord) -> float | None:
-    """Geometric mean over shapes of best time / new time (> 1: the new one is faster)."""
-    import math
-
-    theirs = {s.shape: s.candidate.median_us for s in best.shapes}
-    pairs = [
-        (theirs[n.shape], n.candidate.median_us)
-        for n in new.shapes
-        if n.shape in theirs and n.candidate.median_us > 0
-    ]
-    if not pairs:
-        return None
-    return math.exp(sum(math.log(b / n) for b, n in pairs) / len(pairs))
 
 
 def render_spec(spec: OpSpec) -> str:

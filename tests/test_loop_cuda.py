@@ -158,3 +158,103 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
     assert str(last["BLOCK_SIZE"]) in source and "TUNED: dict[str, dict[str, int]] = {" in source
     assert "nothing more" in (run.stopped or "")
     assert promoted == [(op, run.id, "r01-c01")] and run.promoted
+
+
+class _OneShot:
+    """A proposer that offers one candidate (the seed with more warps), then nothing."""
+
+    name = "files"
+    model = None
+
+    def __init__(self, source: str):
+        from kernelgen.records import Usage
+
+        self.source = source
+        self.usage = Usage()
+        self.done = False
+
+    def propose(self, ctx, k):  # noqa: ANN001, ANN201
+        from kernelgen.propose.base import Proposal
+
+        if self.done:
+            return []
+        self.done = True
+        return [Proposal(source=self.source, name="one")]
+
+    def repair(self, ctx, failed, failure):  # noqa: ANN001, ANN201
+        return None
+
+
+def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import kernelgen.bench as bench
+    import kernelgen.loop as loop_mod
+    import kernelgen.propose.tune as tune_mod
+    from kernelgen.propose.base import Proposal
+
+    op = "silu_and_mul"
+    source = (
+        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
+    )
+    benched: list[str] = []
+    monkeypatch.setattr(loop_mod, "environment", lambda device: ENV)
+    monkeypatch.setattr(
+        loop_mod,
+        "verify_candidate",
+        lambda op_, path, *, device, seed=None, **_: Verdict(
+            op=op_,
+            candidate=str(path),
+            sha256="x",
+            accepted=True,
+            device="cuda",
+            seed=0,
+            seconds=0.1,
+        ),
+    )
+
+    def fake_bench(op_: str, contenders, peers=True, **_: object):
+        benched.append(contenders[0][0])
+        speed = {"seed": 20.0, "r01-c01": 10.0, "r01-c01-tuned": 5.0}
+        return [bench_record(op_, label, speed.get(label, 20.0)) for label, _ in contenders]
+
+    monkeypatch.setattr(bench, "bench_files", fake_bench)
+    # The first session dies inside the tuner's child: its record is left pending.
+    calls = {"n": 0}
+
+    def tune_then_die(spec, src):  # noqa: ANN001, ANN202
+        calls["n"] += 1
+        return Proposal(
+            source=src.replace(
+                "TUNED: dict[str, dict[str, int]] = {}",
+                'TUNED = {"1x1": {"BLOCK_SIZE": 512, "num_warps": 2}}',
+            ),
+            name="tuned",
+        )
+
+    monkeypatch.setattr(tune_mod, "tune_source", tune_then_die)
+    real_judge = loop.Loop.judge
+
+    def judge_or_die(self, rec, proposal):  # noqa: ANN001, ANN202
+        if rec.id.endswith("-tuned") and calls["n"] == 1:
+            raise KeyboardInterrupt  # stands in for kill -9 mid-verification
+        return real_judge(self, rec, proposal)
+
+    monkeypatch.setattr(loop.Loop, "judge", judge_or_die)
+    runner = loop.start(op, _OneShot(source), device="cuda", budget=Budget(rounds=1, candidates=1))
+    with pytest.raises(KeyboardInterrupt):
+        runner.run_loop()
+    run_id = runner.run.id
+    states = {r.id: r.status for r in store.load_candidates(op, run_id)}
+    assert states == {"r01-c01": "accepted", "r01-c01-tuned": "pending"}
+
+    calls["n"] = 2
+    resumed = loop.resume(op, run_id, _OneShot(source))
+    run = resumed.run_loop()
+    records = {r.id: r for r in store.load_candidates(op, run_id)}
+    assert records["r01-c01-tuned"].status == "accepted"
+    assert records["r01-c01-tuned"].parent == "r01-c01"
+    assert records["r01-c01-tuned"].proposer == "tune"
+    assert run.best == "r01-c01-tuned"
+    assert benched.count("r01-c01") == 1  # judged once, before the kill
+    assert calls["n"] == 2  # the tuner did not search again on resume

@@ -209,6 +209,27 @@ def _comparable(a: ShapeTiming, b: ShapeTiming) -> tuple[float, float, float]:
     return a.candidate.median_us, b.candidate.median_us, max(a.candidate.spread, b.candidate.spread)
 
 
+def _ratios(new: BenchRecord, best: BenchRecord) -> tuple[dict[str, float], dict[str, float]]:
+    """Per shape timed for both: best time / new time, and the noise of that comparison."""
+    ours = {s.shape: s for s in new.shapes}
+    ratios: dict[str, float] = {}
+    noises: dict[str, float] = {}
+    for theirs in best.shapes:
+        mine = ours.get(theirs.shape)
+        if mine is None:
+            continue
+        t_best, t_new, noise = _comparable(theirs, mine)
+        ratios[theirs.shape] = t_best / t_new
+        noises[theirs.shape] = noise
+    return ratios, noises
+
+
+def speedup(new: BenchRecord, best: BenchRecord) -> float | None:
+    """Geometric mean over shapes of best time / new time, as the acceptance rule counts it."""
+    ratios, _ = _ratios(new, best)
+    return geomean(ratios.values())
+
+
 def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     """The acceptance rule: does `new` beat `best` (both timed in the same interleaved run)?
 
@@ -227,15 +248,10 @@ def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     missing = [n for n in theirs if n not in ours]
     if missing:
         return False, f"no time on {', '.join(missing)}"
-    common = [n for n in theirs if n in ours]
+    ratios, noises = _ratios(new, best)
+    common = list(ratios)
     if not common:
         return False, "no shape was timed for both"
-    ratios: dict[str, float] = {}
-    noises: dict[str, float] = {}
-    for n in common:
-        t_best, t_new, noise = _comparable(theirs[n], ours[n])
-        ratios[n] = t_best / t_new
-        noises[n] = noise
     gain = geomean(ratios.values()) or 0.0
     steady = [n for n in common if "launch" not in (ours[n].bound, theirs[n].bound)]
     noise = statistics.median(noises[n] for n in (steady or common))
