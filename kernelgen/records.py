@@ -154,6 +154,12 @@ class BenchRecord(_Record):
     compile: list[CompileFacts] = Field(
         default_factory=list, description="per compiled kernel: registers, spills, shared memory"
     )
+    peers: Literal["eager", "reference"] | None = Field(
+        None,
+        description="what the eager and torch.compile peers ran: the reference module's `eager` "
+        "(the op as torch users call it) or the reference itself; None: no peers, or a record "
+        "older than this field (those ran the reference)",
+    )
 
 
 class CompileFacts(_Record):

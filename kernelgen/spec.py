@@ -7,7 +7,11 @@ A reference module holds
 - ``cost(dims, itemsize) -> {"bytes": int, "flops": int}``: the bytes that must move and the flops
   that must be done for one call, so every timing can be put against the device's limits;
 - optionally ``make_inputs(case, generator) -> list`` and ``compare(out, ref, case) -> str | None``
-  for operators whose inputs have invariants or whose outputs are judged by their own rule.
+  for operators whose inputs have invariants or whose outputs are judged by their own rule;
+- optionally ``eager(...)``: the operator as a torch user calls it (a fused torch kernel, say),
+  the peer that speed is measured against, eager and under torch.compile. The reference is the
+  ground truth and may be written for clarity and float64; it is the peer when there is no
+  ``eager``.
 
 Correctness cases are the product sizes x dtypes x distributions (a size may narrow the dtypes or
 distributions it runs with). Each case says whether the CPU interpreter can run it faithfully.
@@ -170,6 +174,7 @@ class OpSpec:
         self._cost: Callable[[dict[str, int], int], dict[str, int]] = module.cost
         self.make_inputs: Callable[..., list[Any]] | None = getattr(module, "make_inputs", None)
         self.compare: Callable[..., str | None] | None = getattr(module, "compare", None)
+        self.eager: Callable[..., Any] = getattr(module, "eager", None) or self.reference
 
     @property
     def arg_names(self) -> list[str]:

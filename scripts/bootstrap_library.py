@@ -25,6 +25,7 @@ from kernelgen.package import (
     sha256,
 )
 from kernelgen.records import BenchRecord
+from kernelgen.spec import load_spec
 
 NOTE = (
     "seed kernel, promoted without a run: NOT MEASURED; `kernelgen optimize OP` on a GPU, "
@@ -52,7 +53,13 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
         )
     bench = BenchRecord.model_validate_json(records[-1].read_text())
     source = seed_source_with_sha(op, bench.sha256)
-    return source, provenance_of_bench(op, bench, records[-1], rel, source, BENCH_NOTE)
+    note = BENCH_NOTE
+    if load_spec(op).eager is not load_spec(op).reference and bench.peers != "eager":
+        # The record predates the reference's `eager` peer: its "eager" was the reference as
+        # written, which can be far slower than what torch users call.
+        note += ("; CAVEAT: this record's eager and torch.compile peers ran the reference as "
+                 f"written, not references/{op}.py:eager, so its x-eager figures overstate")
+    return source, provenance_of_bench(op, bench, records[-1], rel, source, note)
 
 
 def main(argv: list[str]) -> int:

@@ -13,10 +13,11 @@
 #           1x4096 bfloat16: 24.3 us, 3.85x eager, 1.76x compile, - seed
 #           8x7168 bfloat16: 20.7 us, 3.92x eager, 1.75x compile, - seed
 # sha256    1e0a1255af835ddf2faccfe42a4bb45dfe5645a225cb81f851f3ec218c3faddd
-# promoted  2026-11-30T16:03:24+00:00
+# promoted  2026-11-30T16:11:21+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
-#           it
+#           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
+#           not references/rms_norm.py:eager, so its x-eager figures overstate
 #
 # ruff: noqa
 # fmt: off

@@ -2,8 +2,8 @@
 
 Two targets for `run_isolated`:
 - `main`: BenchRequest in, BenchResult out. Per benchmark shape, every contender (the candidate,
-  the seed, the current best...) and the peers (torch eager and torch.compile of the reference,
-  in the input dtype) are timed in the same interleaved rounds on the same rotated input sets.
+  the seed, the current best...) and the peers (torch eager and torch.compile of the op as torch
+  users call it, in the input dtype) are timed in the same interleaved rounds on the same rotated input sets.
 - `tune_main`: TuneRequest in, TuneResult out. Many variants of one candidate (one per config),
   no peers; a variant that fails to compile or runs out of resources fails alone. A variant that
   leaves the CUDA context broken stops the process, and the caller starts a fresh one for the
@@ -258,8 +258,8 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
         torch.compiler.reset()
         impls = dict(fns)
         if req.peers:
-            impls["eager"] = spec.reference
-            impls["compile"] = torch.compile(spec.reference, dynamic=False)
+            impls["eager"] = spec.eager
+            impls["compile"] = torch.compile(spec.eager, dynamic=False)
         sets = _input_sets(spec, shape, req.seed)
         calls = {label: rotating(fn, sets) for label, fn in impls.items()}
         errors = dict(load_errors)
@@ -316,6 +316,9 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
                 geomean_seed=_geomean([r.speedup_seed for r in shape_rows]),
                 failed=failed[c.label],
                 compile=compile_facts(module) if module is not None else [],
+                peers=("eager" if spec.eager is not spec.reference else "reference")
+                if req.peers
+                else None,
             )
         )
     return records
