@@ -3,7 +3,8 @@
 Two targets for `run_isolated`:
 - `main`: BenchRequest in, BenchResult out. Per benchmark shape, every contender (the candidate,
   the seed, the current best...) and the peers (torch eager and torch.compile of the op as torch
-  users call it, in the input dtype) are timed in the same interleaved rounds on the same rotated input sets.
+  users call it, in the input dtype) are timed in the same interleaved rounds on the same rotated
+  input sets.
 - `tune_main`: TuneRequest in, TuneResult out. Many variants of one candidate (one per config),
   no peers; a variant that fails to compile or runs out of resources fails alone. A variant that
   leaves the CUDA context broken stops the process, and the caller starts a fresh one for the
