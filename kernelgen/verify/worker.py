@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from kernelgen.records import CaseResult, Verdict
 from kernelgen.spec import Case, OpSpec, check_signature, load_module, load_spec
-from kernelgen.verify import checks, guard
+from kernelgen.verify import checks, guard, interpreter
 from kernelgen.verify.checks import Failure
 
 GPU_MEMORY_FRACTION = 0.8
@@ -127,6 +127,7 @@ class Judge:
 
     def load(self) -> None:
         guard.install(self.path)
+        interpreter.install()
         try:
             module = load_module(self.path, "kernelgen_candidate")
         except Exception as e:  # SpecError carries the file and line already

@@ -46,8 +46,11 @@ HONEST = {
 }
 
 
-@pytest.mark.parametrize("op", sorted(HONEST))
-def test_honest_other_style_accepted(op: str) -> None:
-    path = Path(__file__).parent / "candidates" / HONEST[op]
+HONEST_EXTRA = [("softmax", "softmax_autotuned_persistent.py")]
+
+
+@pytest.mark.parametrize(("op", "name"), sorted(HONEST.items()) + HONEST_EXTRA)
+def test_honest_other_style_accepted(op: str, name: str) -> None:
+    path = Path(__file__).parent / "candidates" / name
     v = verify_candidate(op, path, device="cpu", seed=3)
     assert v.accepted, v.reason

@@ -1,0 +1,34 @@
+"""The interpreter shims: autotuned kernels run every config in turn; device queries answer."""
+
+from __future__ import annotations
+
+from kernelgen.verify import interpreter
+
+
+class _FakeTuner:
+    def __init__(self, configs: list[str]):
+        self.configs = configs
+        self.ran: list[list[str]] = []
+
+    def run(self, *args: object, **kwargs: object) -> str:
+        self.ran.append(list(self.configs))
+        return self.configs[0]
+
+
+def test_each_call_runs_the_next_config() -> None:
+    tuner = _FakeTuner(["a", "b", "c"])
+    run = interpreter._rotating(_FakeTuner.run)
+    picked = [run(tuner) for _ in range(4)]
+    assert picked == ["a", "b", "c", "a"]
+    assert all(len(r) == 1 for r in tuner.ran)  # never the do_bench path of several configs
+    assert tuner.configs == ["a", "b", "c"]  # restored after each call
+
+
+def test_single_config_untouched() -> None:
+    tuner = _FakeTuner(["only"])
+    assert interpreter._rotating(_FakeTuner.run)(tuner) == "only"
+
+
+def test_stand_in_device_is_the_h200() -> None:
+    assert interpreter.H200.multi_processor_count == 132
+    assert interpreter.H200.major == 9
