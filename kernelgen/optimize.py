@@ -83,6 +83,15 @@ def make_proposer(
                 "--proposer llm needs a model and an endpoint: --model and "
                 "--base-url, or KERNELGEN_MODEL / OPENAI_BASE_URL"
             )
+        if options.max_cost_usd is not None and (
+            settings.price_in_per_mtok is None or settings.price_out_per_mtok is None
+        ):
+            # Without prices the cost is unknown, and a money budget would never stop the run.
+            raise UsageError(
+                "--max-cost needs prices: set KERNELGEN_PRICE_IN_PER_MTOK and "
+                "KERNELGEN_PRICE_OUT_PER_MTOK (USD per million tokens), or price-in-per-mtok / "
+                "price-out-per-mtok under [tool.kernelgen]"
+            )
         from kernelgen.propose.llm import LLMProposer
 
         return LLMProposer(

@@ -71,6 +71,23 @@ def test_verify_seed_accepted() -> None:
         (["optimize"], "name an operator"),
         (["optimize", "softmax", "--proposer", "files", "--device", "cpu"], "--from"),
         (["report"], "name an operator"),
+        (
+            [
+                "optimize",
+                "softmax",
+                "--proposer",
+                "llm",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--model",
+                "m",
+                "--max-cost",
+                "1",
+                "--device",
+                "cpu",
+            ],
+            "--max-cost needs prices",
+        ),
     ],
 )
 def test_usage_errors_exit_2(args: list[str], words: str) -> None:
