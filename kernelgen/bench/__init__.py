@@ -54,12 +54,23 @@ def _new_seed(seed: int | None) -> int:
     return seed if seed is not None else random.SystemRandom().randrange(2**31)
 
 
+# Inductor compiles the torch.compile peer in a pool of worker processes that can still be busy
+# while the next contender is timed; decode-sized shapes are host-bound, so that steals their time
+# (a suspected cause of the 30% round-to-round spread seen on the H200 machine, not yet confirmed).
+QUIET_HOST = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
+
+
 def _run_worker(target: str, request: str, timeout_s: float) -> str | tuple[str, str]:
     """The worker's result text, or (category, reason) when it died or timed out."""
     from kernelgen.verify.sandbox import run_isolated
 
     outcome = run_isolated(
-        target, request, timeout_s=timeout_s, memory_mb=BENCH_MEMORY_MB, device="cuda"
+        target,
+        request,
+        timeout_s=timeout_s,
+        memory_mb=BENCH_MEMORY_MB,
+        device="cuda",
+        env=QUIET_HOST,
     )
     if outcome.result is None:
         return outcome.category or "crash", outcome.reason or "no result"

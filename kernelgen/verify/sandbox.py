@@ -75,11 +75,12 @@ def run_isolated(
     timeout_s: float,
     memory_mb: int,
     device: str,
+    env: dict[str, str] | None = None,
 ) -> Outcome:
     """Run `target` ("package.module:function", called with the request text, returning the
     result text) in a fresh process and return its outcome."""
     nonce = secrets.token_hex(16)
-    env = dict(os.environ)
+    env = {**os.environ, **(env or {})}
     env["PYTHONUNBUFFERED"] = "1"
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
