@@ -232,6 +232,40 @@ def _geomean(values: list[float | None]) -> float | None:
     return roofline.geomean(v for v in values if v is not None)
 
 
+def recheck(
+    spec: OpSpec, shape: BenchShape, fns: dict[str, Callable[..., Any]], sets: list[list[Any]]
+) -> dict[str, str]:
+    """Verify what was timed: after its timed calls, each contender must still give torch's
+    answer on this shape, or its times measured something else (a kernel that stops working
+    once it has been called often enough, say). Tolerances are twice the verifier's: torch's
+    answer here is itself rounded to the input dtype. Returns label -> why, for those that fail."""
+    from kernelgen.spec import Tolerance
+    from kernelgen.verify import checks
+
+    with torch.no_grad():
+        expected = spec.eager(*sets[0])
+    tol = spec.tolerance(shape.dtype, shape.dims)
+    loose = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
+    bad: dict[str, str] = {}
+    for label, fn in fns.items():
+        try:
+            out = fn(*sets[0])
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - it ran during timing; now it does not
+            bad[label] = f"after timing: {describe_error(e)}"
+            continue
+        failure = checks.structure(out, expected)
+        if failure is None:
+            for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
+                failure, _ = checks.values(o, r.double(), loose)
+                if failure:
+                    break
+        if failure is not None:
+            bad[label] = f"after timing, the output is not torch's: {failure.reason}"
+    return bad
+
+
 def run_bench(req: BenchRequest) -> list[BenchRecord]:
     from kernelgen.env import environment
 
@@ -269,6 +303,7 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
             {k: v for k, v in calls.items() if k not in errors}, rounds=req.rounds
         )
         errors.update(late)
+        errors.update(recheck(spec, shape, {k: f for k, f in fns.items() if k not in errors}, sets))
         cost = spec.cost(shape.dims, shape.dtype)
         seed_time = times.get(SEED_LABEL)
         for label in labels:

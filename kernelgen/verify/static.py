@@ -31,6 +31,8 @@ RULES: dict[str, str] = {
     "reference",
     "try": "try/except is a fallback path: a kernel that fails must fail, not fall back to torch",
     "global": "global/nonlocal state survives between calls (cached outputs, call counters)",
+    "module-state": "a function may not change module-level values: state that survives "
+    "between calls lets a kernel cache outputs or behave differently once it is being timed",
     "class-def": "classes make tensor subclasses, autograd Functions and stateful objects; a "
     "candidate needs none",
     "forbidden-builtin": "this builtin runs code, opens files or reaches attributes by name, "
@@ -78,6 +80,11 @@ _BUILTINS = frozenset(
 # getattr by another name.
 _DYNAMIC = frozenset({"operator.attrgetter", "operator.methodcaller"})
 _DUNDER_OK = frozenset({"__name__", "__doc__"})
+# Methods that change a list, dict or set in place.
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
+     "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"}
+)  # fmt: skip
 
 # Matched component-wise: the path itself or anything under it.
 _ESCAPES = (
@@ -194,6 +201,14 @@ class _Checker:
             name
             for name, f in self.functions.items()
             if any(_decorator_path(d, self.aliases) == "triton.jit" for d in f.decorator_list)
+        }
+        # Values the module binds at top level (TUNED, constants): readable, never changed.
+        self.state = {
+            t.id
+            for stmt in tree.body
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            if isinstance(t, ast.Name)
         }
 
     def flag(self, rule: str, node: ast.AST, found: str) -> None:
@@ -315,11 +330,23 @@ class _Checker:
                 root = root.value
             if isinstance(root, ast.Name) and root.id in self.aliases:
                 self.flag("monkeypatch", node, f"item assignment into `{root.id}`")
+            elif isinstance(root, ast.Name) and root.id in self.state:
+                self.flag("module-state", node, f"item assignment into `{root.id}`")
         for child in ast.iter_child_nodes(node):
             self._visit(child, kernel=kernel)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, *, kernel: bool) -> None:
         self._binding(node, node.name)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            # A mutable default is one object shared by every call: module state by another name.
+            if isinstance(
+                default, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+            ) or (
+                isinstance(default, ast.Call)
+                and isinstance(default.func, ast.Name)
+                and default.func.id in ("list", "dict", "set", "bytearray")
+            ):
+                self.flag("module-state", default, f"mutable default in `def {node.name}`")
         # Decorators, annotations and defaults run on the host at import, whatever the body is.
         for part in [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]:
             self._visit(part, kernel=kernel)
@@ -340,6 +367,12 @@ class _Checker:
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 1:
             pass  # type(x) only reads; three-argument type() makes a class
         elif isinstance(func, ast.Attribute):
+            if (
+                isinstance(func.value, ast.Name)
+                and func.value.id in self.state
+                and func.attr in _MUTATORS
+            ):
+                self.flag("module-state", node, f"`{func.value.id}.{func.attr}(...)`")
             self._attribute(func, kernel=kernel, called=True)
         else:
             self._visit(func, kernel=kernel)

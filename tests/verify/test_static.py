@@ -61,6 +61,23 @@ def rules(source: str) -> set[str]:
 
 # (rule, rejected source, near-identical accepted source or None where no honest twin exists)
 CASES: list[tuple[str, str, str | None]] = [
+    # A call counter or an output cache in module state: the kernel can change its behaviour
+    # once it is being timed. Reading a module-level table is fine.
+    (
+        "module-state",
+        candidate("_CALLS = [0]", body="_CALLS[0] += 1"),
+        candidate("_CALLS = [0]", body="n = _CALLS[0]"),
+    ),
+    (
+        "module-state",
+        candidate("_SEEN = {}", body="_SEEN.update({n_rows: y})"),
+        candidate("_SEEN = {}", body="m = _SEEN.get(n_rows)"),
+    ),
+    (
+        "module-state",
+        candidate(tail="def _helper(x, cache={}):\n    return cache\n"),
+        candidate(tail="def _helper(x, cache=None):\n    return cache\n"),
+    ),
     ("forbidden-import", candidate("import os"), candidate("import math")),
     ("forbidden-import", candidate("import numpy as np"), candidate("import itertools")),
     ("forbidden-import", candidate("from references.softmax import softmax as ref"), None),
