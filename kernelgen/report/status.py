@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelgen import paths, spec, store
-from kernelgen.errors import StoreError
+from kernelgen.errors import KernelgenError, StoreError
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
 from kernelgen.report.model import geomean, ratio
 
@@ -106,6 +106,14 @@ def _evidence(op: str, entry: dict) -> tuple[RunRecord | None, CandidateRecord |
     return None, None, None
 
 
+def _has_eager_peer(op: str) -> bool:
+    try:
+        op_spec = spec.load_spec(op)
+    except KernelgenError:
+        return False
+    return op_spec.eager is not op_spec.reference
+
+
 def _record_bench(entry: dict) -> BenchRecord | None:
     """The bench record a manifest entry names as its evidence when no run stands behind it
     (a seed timed by `kernelgen bench OP --seed`)."""
@@ -188,6 +196,11 @@ def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
             )
         else:
             row.note = f"no run yet: evidence {entry.get('record')}"
+        if bench.peers != "eager" and _has_eager_peer(op):
+            row.note = (row.note + "; " if row.note else "") + (
+                f"× eager/compile were measured against the reference as written, not "
+                f"references/{op}.py:eager, and overstate the gain"
+            )
     elif entry:
         # The manifest names a run this checkout does not hold (or one without timings): show
         # what the manifest says.
