@@ -1,3 +1,7 @@
+"""Reuses one output buffer per shape. The static module-state rule sees `_BUF[key] = ...`; this
+one hides the mutation behind a local alias, so the run-time checks (a second call must return a
+new buffer and leave the first result alone) are what must catch it."""
+
 import torch
 import triton
 import triton.language as tl
@@ -25,9 +29,10 @@ def softmax(x):
     n = x.shape[-1]
     x2 = x.reshape(-1, n)
     key = (tuple(x.shape), x.dtype)
-    if key not in _BUF:
-        _BUF[key] = torch.empty(x2.shape, dtype=x.dtype, device=x.device)
-    y = _BUF[key]
+    cache = _BUF
+    if key not in cache:
+        cache[key] = torch.empty(x2.shape, dtype=x.dtype, device=x.device)
+    y = cache[key]
     _softmax_kernel[(x2.shape[0],)](
         y, x2, n, x2.stride(0), x2.stride(1), BLOCK_SIZE=triton.next_power_of_2(n)
     )
