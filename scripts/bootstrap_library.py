@@ -57,8 +57,10 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
     if load_spec(op).eager is not load_spec(op).reference and bench.peers != "eager":
         # The record predates the reference's `eager` peer: its "eager" was the reference as
         # written, which can be far slower than what torch users call.
-        note += ("; CAVEAT: this record's eager and torch.compile peers ran the reference as "
-                 f"written, not references/{op}.py:eager, so its x-eager figures overstate")
+        note += (
+            "; CAVEAT: this record's eager and torch.compile peers ran the reference as "
+            f"written, not references/{op}.py:eager, so its x-eager figures overstate"
+        )
     return source, provenance_of_bench(op, bench, records[-1], rel, source, note)
 
 

@@ -15,8 +15,9 @@ import triton.language as tl
     key=["n_cols"],
 )
 @triton.jit
-def _softmax_persistent_kernel(y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_xn, stride_ym,
-                               BLOCK: tl.constexpr):
+def _softmax_persistent_kernel(
+    y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_xn, stride_ym, BLOCK: tl.constexpr
+):
     for row in range(tl.program_id(0), n_rows, tl.num_programs(0)):
         x_row = x_ptr + row * stride_xm
         m = tl.full([BLOCK], -float("inf"), tl.float32)
@@ -36,8 +37,7 @@ def _softmax_persistent_kernel(y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_x
             mask = cols < n_cols
             x = tl.load(x_row + cols * stride_xn, mask=mask, other=-float("inf"))
             y = tl.exp(x.to(tl.float32) - row_max) / total
-            tl.store(y_ptr + row * stride_ym + cols, y.to(y_ptr.dtype.element_ty),
-                     mask=mask)
+            tl.store(y_ptr + row * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def softmax(x):
@@ -47,6 +47,5 @@ def softmax(x):
     y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
     sms = torch.cuda.get_device_properties(x.device).multi_processor_count
     grid = (max(1, min(n_rows, 4 * sms)),)
-    _softmax_persistent_kernel[grid](y, x2, n_rows, n_cols, x2.stride(0), x2.stride(1),
-                                     y.stride(0))
+    _softmax_persistent_kernel[grid](y, x2, n_rows, n_cols, x2.stride(0), x2.stride(1), y.stride(0))
     return y.view(x.shape)
