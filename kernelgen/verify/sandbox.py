@@ -9,6 +9,8 @@ a dead child and a category here, never as an exception in the caller.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import json
 import os
 import resource
@@ -41,6 +43,28 @@ def _limit_memory(cap_bytes: int) -> None:
     # Address space, not RSS: the only limit the kernel enforces on allocation itself. CUDA maps
     # the whole device address space, so callers cap only CPU runs this way.
     resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """The child runs in its own session, out of reach of a kill aimed at the caller's group:
+    ask the kernel to kill it when the caller dies (kill -9 included), or the timeout watchdog
+    dies with the caller and a hanging candidate lives on."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):  # not Linux: the watchdog is the only guard
+        return
+    if os.getppid() != parent:  # the caller died before the request took effect
+        os._exit(1)
+
+
+def _child_setup(parent: int, cap_bytes: int | None) -> None:
+    _die_with(parent)
+    if cap_bytes is not None:
+        _limit_memory(cap_bytes)
 
 
 def _rss_bytes(pid: int) -> int:
@@ -103,7 +127,9 @@ def run_isolated(
                 env=env,
                 cwd=os.getcwd(),
                 start_new_session=True,
-                preexec_fn=(lambda: _limit_memory(cap)) if device == "cpu" else None,
+                preexec_fn=functools.partial(
+                    _child_setup, os.getpid(), cap if device == "cpu" else None
+                ),
             )
             assert proc.stdin is not None
             proc.stdin.write(nonce.encode() + b"\n")

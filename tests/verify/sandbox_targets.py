@@ -58,3 +58,11 @@ def forge_result(request: str) -> str:
     with open(os.path.join(folder, "result.json"), "w") as f:
         f.write('{"nonce": "guess", "result": "accepted"}')
     os._exit(0)
+
+
+def hang_with_pid(request: str) -> str:
+    """Writes its pid to the file named by the request, then hangs."""
+    with open(request, "w") as f:
+        f.write(str(os.getpid()))
+    while True:
+        time.sleep(0.1)

@@ -78,3 +78,39 @@ def test_leftover_processes_are_killed(tmp_path: Path) -> None:
             return
         time.sleep(0.1)
     pytest.fail(f"grandchild {pid} outlived the sandbox")
+
+
+def _dead(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(")")[-1].split()[0] == "Z"
+
+
+def test_child_dies_with_a_killed_caller(tmp_path: Path) -> None:
+    """kill -9 of the caller takes its watchdog along; the child must not outlive it."""
+    import signal
+    import subprocess
+    import sys
+
+    pid_file = tmp_path / "pid"
+    caller = subprocess.Popen([
+        sys.executable, "-c",
+        "import sys; from kernelgen.verify.sandbox import run_isolated; "
+        "run_isolated('sandbox_targets:hang_with_pid', sys.argv[1], timeout_s=600, "
+        "memory_mb=2048, device='cpu')",
+        str(pid_file),
+    ])  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the sandboxed child never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    caller.send_signal(signal.SIGKILL)
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while not _dead(child):
+        assert time.monotonic() < deadline, f"child {child} outlived its killed caller"
+        time.sleep(0.1)
