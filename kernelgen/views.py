@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.table import Table
 from rich.text import Text
 
@@ -29,19 +31,22 @@ def ops_table(rows: list[dict[str, object]]) -> Table:
 
 
 def verdict_text(v: Verdict) -> Text:
-    run = v.cases_run
-    skipped = len(v.cases_not_run)
-    where = f"{run} cases run on {v.device}, {skipped} not run"
+    passed = sum(c.status == "passed" for c in v.cases)
+    if not v.cases:
+        where = "no case completed (the candidate never got through one)"
+    else:
+        where = f"{passed} of {len(v.cases)} cases passed on {v.device}"
     if v.accepted:
         text = Text.assemble(("ACCEPTED", "bold green"), f"  {v.op}: {v.candidate}\n  {where}")
-        if v.device == "cpu" and skipped:
-            text.append(
-                "\n  not run on CPU (bf16 math, sizes too large for the interpreter): "
-                "run with --device cuda for the final word",
-                style="yellow",
-            )
     else:
         text = Text.assemble(("REJECTED", "bold red"), f" [{v.category}] {v.reason}\n  {where}")
+    # Why the rest did not run, grouped: on CPU that is the interpreter's limits, never a pass.
+    reasons = Counter(c.note or "not run" for c in v.cases if c.status == "not_run")
+    for note, count in sorted(reasons.items()):
+        style = "yellow" if note.startswith("not run on CPU") else "dim"
+        text.append(f"\n  {count} {note}", style=style)
+    if v.accepted and v.device == "cpu" and reasons:
+        text.append("\n  run with --device cuda for the final word", style="yellow")
     text.append(f"\n  seed {v.seed}, {v.seconds:.1f} s, kernels: {', '.join(v.kernels) or '-'}")
     return text
 
