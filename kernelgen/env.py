@@ -44,5 +44,6 @@ def environment(device: str) -> Environment:
         triton=triton.__version__,
         python=platform.python_version(),
         host=socket.gethostname(),
-        interpreter=os.environ.get("TRITON_INTERPRET") == "1",
+        # The judge itself runs plain Python; its candidates run interpreted on CPU.
+        interpreter=os.environ.get("TRITON_INTERPRET") == "1" or not cuda,
     )

@@ -1,17 +1,20 @@
 """Seeded inputs for a correctness case or a benchmark shape.
 
 Values are drawn on the CPU from a torch.Generator, then moved, so one seed gives the same inputs
-on every device. Never zeros: they hide unwritten outputs and run faster than real data.
+on every device. Never zeros: they hide unwritten outputs and run faster than real data. A scalar
+with a draw range is drawn from the same generator for correctness cases (a fresh value each run)
+and takes its `value` for benchmark shapes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Any
 
 import torch
 
-from kernelgen.spec import BenchShape, Case, OpSpec, Size, TensorInput, resolve_dim
+from kernelgen.spec import BenchShape, Case, OpSpec, ScalarInput, Size, TensorInput, resolve_dim
 
 _DTYPES = {
     "float32": torch.float32,
@@ -39,6 +42,10 @@ def _values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
     x = torch.randn(shape, generator=gen, dtype=torch.float64)
     if dist == "wide":
         return x * 40
+    if dist == "small":
+        return x * 1e-3
+    if dist == "specials":
+        return _specials(x, gen)
     if dist == "neg_inf" and x.numel() and shape[-1] > 1:
         # About a tenth of the entries at -inf, but every row keeps one finite entry, so the
         # reference stays finite and the case tests masking, not NaN conventions.
@@ -47,6 +54,35 @@ def _values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
         mask.scatter_(-1, keep, False)
         x = x.masked_fill(mask, float("-inf"))
     return x
+
+
+def _specials(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """A few NaN, +inf and -inf at drawn positions; with more than 2 rows (rank >= 2), one row
+    entirely -inf and one other row holding a NaN. Few enough that most rows stay finite, since
+    in a reduction one NaN or inf poisons its whole row."""
+    n = x.numel()
+    if n == 0:
+        return x
+    flat = x.view(-1)
+    few = 1 + n // 32768
+    for special in (math.nan, math.inf, -math.inf):
+        flat[torch.randint(0, n, (few,), generator=gen)] = special
+    if x.dim() >= 2:
+        rows = x.view(-1, x.shape[-1])
+        if rows.shape[0] > 2:
+            all_inf, nan_row = torch.randperm(rows.shape[0], generator=gen)[:2].tolist()
+            rows[all_inf] = -math.inf
+            rows[nan_row, int(torch.randint(0, rows.shape[1], (1,), generator=gen))] = math.nan
+    return x
+
+
+def _scalar(item: ScalarInput, size: Size | BenchShape, gen: torch.Generator) -> Any:
+    """Log-uniform in the draw range for a correctness case; `value` for a benchmark shape."""
+    if item.draw is None or not isinstance(size, Size):
+        return item.value
+    lo, hi = item.draw
+    u = float(torch.rand((), generator=gen, dtype=torch.float64))
+    return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
 
 
 def _resolve(t: TensorInput, size: Size | BenchShape) -> list[int]:
@@ -87,8 +123,8 @@ def make_inputs(
     layout = size.layout if isinstance(size, Size) else "contiguous"
     args: list[Any] = []
     for item in spec.data.inputs:
-        if not isinstance(item, TensorInput):
-            args.append(item.value)
+        if isinstance(item, ScalarInput):
+            args.append(_scalar(item, size, gen))
             continue
         shape = _resolve(item, size)
         name = dtype if item.dtype == "case" else item.dtype

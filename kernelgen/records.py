@@ -27,6 +27,8 @@ Category = Literal[
     "aliasing",  # output shares memory with an input or with an earlier output (caching)
     "provenance",  # no kernel of its own launched, or torch did the compute
     "physical",  # faster than the device's measured limits allow
+    "memcheck",  # compute-sanitizer memcheck: an out-of-bounds or misaligned access
+    "race",  # compute-sanitizer racecheck: a shared-memory data race
     "no_code",  # the proposer's reply had no code block
 ]
 
@@ -59,7 +61,11 @@ class CaseResult(_Record):
     max_abs_err: float | None = None
     rel_err: float | None = Field(None, description="mean |out-ref| / mean |ref|")
     torch_rel_err: float | None = Field(None, description="the same for torch in the case dtype")
+    seconds: float | None = Field(None, description="the candidate's slowest call on this case")
     note: str | None = None
+
+
+Outcome = Literal["accepted", "accepted-partial", "rejected"]
 
 
 class Verdict(_Record):
@@ -67,6 +73,11 @@ class Verdict(_Record):
     candidate: str = Field(description="path of the judged file")
     sha256: str
     accepted: bool
+    outcome: Outcome | None = Field(
+        None,
+        description="accepted-partial: accepted on the cases that ran, with some not run "
+        "(bf16 and GPU-only cases on CPU); only a CUDA verdict with every case run may promote",
+    )
     category: Category | None = None
     reason: str | None = None
     device: Literal["cpu", "cuda"]
@@ -74,7 +85,19 @@ class Verdict(_Record):
     cases: list[CaseResult] = Field(default_factory=list)
     kernels: list[str] = Field(default_factory=list, description="Triton kernels it launched")
     seconds: float
+    compile_seconds: float | None = Field(None, description="compile ahead, apart from seconds")
+    sanitized: list[str] = Field(
+        default_factory=list, description="compute-sanitizer tools that ran clean"
+    )
+    duplicate_of: str | None = Field(
+        None, description="an earlier candidate of the run with the same source: judged once"
+    )
     environment: Environment | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Accepted with every case of the grid run."""
+        return self.accepted and not self.cases_not_run
 
     @property
     def cases_run(self) -> int:
@@ -100,10 +123,23 @@ class Ceilings(_Record):
 class PeerTime(_Record):
     """One implementation's time on one shape."""
 
-    median_us: float
+    median_us: float = Field(description="the headline: per-call time by `method`, over rounds")
+    method: Literal["do_bench", "graph"] = Field(
+        "do_bench",
+        description="what produced median_us: do_bench (one call per timing, L2 flushed) or "
+        "CUDA-graph replays of many calls (kernels under ~50 us, where launch gaps dominate)",
+    )
     graph_us: float | None = Field(None, description="per call inside a CUDA graph replay")
-    host_us: float | None = Field(None, description="wall time of a call from Python, synced")
-    spread: float = Field(description="(max - min) / median over the interleaved rounds")
+    host_us: float | None = Field(
+        None, description="wall time per call of back-to-back calls from Python, synced once"
+    )
+    spread: float = Field(
+        description="round-to-round noise of median_us: (max - min) / median of the per-round "
+        "figures once the floor(n/4) lowest and highest rounds are dropped (a trimmed range)"
+    )
+    rounds: int | None = Field(None, description="interleaved rounds behind median and spread")
+    cached: bool = Field(False, description="a peer time from evaluations/peers/, not this run")
+    measured: str | None = Field(None, description="when a cached figure was measured")
 
 
 class ShapeTiming(_Record):

@@ -27,16 +27,29 @@ from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from kernelgen import paths
 from kernelgen.errors import SpecError, UsageError
 
 DType = Literal["float32", "float16", "bfloat16"]
 TensorDType = Literal["case", "float32", "float16", "bfloat16", "int32", "int64", "bool"]
-Dist = Literal["normal", "uniform", "wide", "neg_inf"]
+# normal: N(0, 1); uniform: U(-1, 1); wide: N(0, 40^2), far from 0; small: N(0, 1e-6), where an
+# epsilon added to a mean square is no longer negligible; neg_inf: a tenth at -inf, every row keeps a
+# finite entry; specials: normal with NaN, +inf and -inf sprinkled in, an all -inf row, a NaN row.
+Dist = Literal["normal", "uniform", "wide", "small", "neg_inf", "specials"]
 Layout = Literal["contiguous", "strided", "transposed"]
 
 # (rtol, atol) per dtype: torch.testing's defaults.
@@ -67,7 +80,44 @@ class TensorInput(_Strict):
 class ScalarInput(_Strict):
     kind: Literal["scalar"] = "scalar"
     name: str
-    value: float | int | bool
+    value: float | int | bool = Field(description="benchmarks use it; cases too, without draw")
+    draw: tuple[float, float] | None = Field(
+        None,
+        description="(lo, hi): correctness cases draw the value log-uniformly from it, per seed, "
+        "so a kernel that hard-codes `value` fails",
+    )
+
+    @field_validator("draw")
+    @classmethod
+    def _log_uniform_range(
+        cls, draw: tuple[float, float] | None, info: ValidationInfo
+    ) -> tuple[float, float] | None:
+        if draw is None:
+            return draw
+        value = info.data.get("value")
+        if not isinstance(value, float):
+            raise ValueError(f"only a float scalar can be drawn, value is {value!r}")
+        lo, hi = draw
+        if not (0 < lo < hi < math.inf):
+            raise ValueError(f"a log-uniform range needs 0 < lo < hi (finite), got ({lo}, {hi})")
+        return draw
+
+
+def _input_kind(item: Any) -> str:
+    """Tensors may leave `kind` out; tagging by it makes errors name the member that was meant."""
+    if isinstance(item, dict):
+        return str(item.get("kind", "tensor"))
+    return str(getattr(item, "kind", "tensor"))
+
+
+Input = Annotated[
+    Annotated[TensorInput, Tag("tensor")] | Annotated[ScalarInput, Tag("scalar")],
+    Discriminator(
+        _input_kind,
+        custom_error_type="input_kind",
+        custom_error_message="kind: expected 'tensor' (the default) or 'scalar'",
+    ),
+]
 
 
 class Size(_Strict):
@@ -95,7 +145,7 @@ class Tolerance(_Strict):
 
 
 class SpecData(_Strict):
-    inputs: list[TensorInput | ScalarInput]
+    inputs: list[Input]
     dtypes: list[DType]
     dists: list[Dist] = Field(min_length=2)
     sizes: list[Size] = Field(min_length=1)
@@ -105,6 +155,11 @@ class SpecData(_Strict):
     tolerances: dict[DType, Tolerance] = Field(default_factory=dict)
     error_ratio: float = Field(
         2.0, gt=1.0, description="max candidate error / torch's error in the same dtype"
+    )
+    launcher_casts: bool = Field(
+        False,
+        description="the launcher may change dtypes (.to, copy_ from another dtype); by default "
+        "a cast is arithmetic outside the kernel",
     )
 
     @model_validator(mode="after")

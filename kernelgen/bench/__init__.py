@@ -12,11 +12,12 @@ import re
 import statistics
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ValidationError
 
 from kernelgen import paths, store
+from kernelgen.bench import roofline
 from kernelgen.bench.roofline import geomean
 from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
 from kernelgen.records import BenchRecord, CompileFacts, Environment, ShapeTiming
@@ -38,9 +39,6 @@ BENCH_MEMORY_MB = 32768
 MIN_GAIN = 0.02
 NOISE_FACTOR = 3.0
 MAX_REGRESSION = 0.05
-# CUDA-graph replays average hundreds of calls; their round-to-round spread is not recorded, and
-# is small: this is the noise assumed for them.
-GRAPH_NOISE = 0.02
 
 
 def _require_cuda() -> None:
@@ -80,7 +78,7 @@ def _run_worker(target: str, request: str, timeout_s: float) -> str | tuple[str,
 def bench_files(
     op: str,
     contenders: list[tuple[str, Path]],
-    peers: bool = True,
+    peers: bool | Literal["cached"] = True,
     shapes: list[str] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     seed: int | None = None,
@@ -89,10 +87,19 @@ def bench_files(
     with `peers`, with torch eager and torch.compile of the reference. One record per contender,
     in the order given. A label "seed" makes the others' records carry speedups over it.
 
-    Raises UsageError for a bad request, NoDeviceError without CUDA, KernelgenError when the
-    worker crashes or times out. A contender that fails on a shape is recorded, not raised."""
+    peers=True times the peers on every shape and refreshes the peer cache
+    (evaluations/peers/); peers="cached" takes them from the cache where it has the shape (then
+    only the contenders are compiled and timed, and the records mark the peer times cached) and
+    times and stores the rest; peers=False leaves them out.
+
+    Raises UsageError for a bad request, NoDeviceError without CUDA, StoreError for a corrupt
+    peer cache, KernelgenError when the worker crashes or times out. A contender that fails on a
+    shape is recorded, not raised."""
+    from kernelgen.bench import peers as peer_cache
     from kernelgen.bench.worker import BenchRequest, BenchResult, Contender, select_shapes
 
+    if peers not in (True, False, "cached"):
+        raise UsageError(f"bench {op}: peers must be True, False or 'cached', not {peers!r}")
     spec = load_spec(op)
     select_shapes(spec, shapes)
     for _, path in contenders:
@@ -103,18 +110,34 @@ def bench_files(
             op=op,
             root=str(paths.root()),
             contenders=[Contender(label=lbl, path=str(Path(p).resolve())) for lbl, p in contenders],
-            peers=peers,
+            peers=bool(peers),
             shapes=shapes,
             seed=_new_seed(seed),
         )
     except ValidationError as e:
         raise UsageError(f"bench {op}: {e.errors()[0]['msg']}") from None
     _require_cuda()
+    # Read whenever peers are timed: a corrupt file fails now, not after the minutes the run
+    # takes, when its results would be stored beside it.
+    caches = peer_cache.load_stack(op, *_stack()) if peers else []
+    if peers == "cached":
+        request = request.model_copy(update={"cached_peers": caches})
     result = _run_worker("kernelgen.bench.worker:main", request.model_dump_json(), timeout_s)
     if isinstance(result, tuple):
         category, reason = result
         raise KernelgenError(f"bench {op}: the benchmark process failed ({category}): {reason}")
-    return BenchResult.model_validate_json(result).records
+    res = BenchResult.model_validate_json(result)
+    if res.peers is not None and res.peers.entries:
+        peer_cache.store(res.peers)
+    return res.records
+
+
+def _stack() -> tuple[str, str]:
+    """torch and Triton versions, as the worker (same interpreter) will report them."""
+    import torch
+    import triton
+
+    return torch.__version__, triton.__version__
 
 
 def tune_variants(

@@ -33,14 +33,18 @@ def cache_dir() -> Path:
     return Path(os.environ.get("KERNELGEN_CACHE") or Path.home() / ".cache" / "kernelgen")
 
 
+def clean_name(s: str) -> str:
+    """A device name or version as a file-name part: "NVIDIA H200 NVL" -> "NVIDIA_H200_NVL"."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_")
+
+
+def stack_name(gpu: str, torch_version: str, triton_version: str) -> str:
+    return f"{clean_name(gpu)}-torch{clean_name(torch_version)}-triton{clean_name(triton_version)}"
+
+
 def cache_path(gpu: str, torch_version: str, triton_version: str) -> Path:
     """One file per device name and software stack: a new driver stack may move the ceilings."""
-
-    def clean(s: str) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_")
-
-    name = f"ceilings-{clean(gpu)}-torch{clean(torch_version)}-triton{clean(triton_version)}.json"
-    return cache_dir() / name
+    return cache_dir() / f"ceilings-{stack_name(gpu, torch_version, triton_version)}.json"
 
 
 def load_cached(path: Path) -> Ceilings | None:

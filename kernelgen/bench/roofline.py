@@ -18,6 +18,9 @@ Bound = Literal["memory", "compute", "launch"]
 
 # A floor below this many launch latencies is dominated by the launch itself.
 LAUNCH_BOUND_FACTOR = 2.0
+# Noise assumed for a graph time whose spread was not recorded (records from before graph times
+# were headlines carried them as a side figure).
+GRAPH_NOISE = 0.02
 # Measured ceilings come from a copy and a cuBLAS matmul, which good kernels can slightly beat
 # (reads alone stream faster than a copy's mixed traffic); below 90% of the floor is no longer
 # a fast kernel but a wrong measurement or a cheat.
@@ -71,9 +74,28 @@ def geomean(values: Iterable[float]) -> float | None:
     return math.exp(sum(logs) / len(logs))
 
 
+def _graph_noise(t: PeerTime) -> float:
+    return t.spread if t.method == "graph" else GRAPH_NOISE
+
+
+def comparable(a: PeerTime, b: PeerTime) -> tuple[float, float, float] | None:
+    """(time of a, time of b, noise of the comparison) from figures measured the same way: the
+    headlines when one method produced both, else the graph times when both have one (a capture
+    that failed for one of them, a record from before graph headlines); None when they share no
+    method: a do_bench time of a short kernel is mostly launch gap, and a ratio against a graph
+    time would credit or blame the kernel for it."""
+    if a.method == b.method:
+        return a.median_us, b.median_us, max(a.spread, b.spread)
+    if a.graph_us is not None and b.graph_us is not None:
+        return a.graph_us, b.graph_us, max(_graph_noise(a), _graph_noise(b))
+    return None
+
+
 def speedup(peer: PeerTime | None, mine: PeerTime) -> float | None:
-    """How many times faster `mine` is than `peer` (None without a peer time)."""
-    return peer.median_us / mine.median_us if peer is not None else None
+    """How many times faster `mine` is than `peer`; None without a peer time measured the way
+    `mine` was."""
+    pair = comparable(peer, mine) if peer is not None else None
+    return pair[0] / pair[1] if pair is not None else None
 
 
 def shape_timing(
@@ -88,7 +110,9 @@ def shape_timing(
     compiled: PeerTime | None = None,
     seed: PeerTime | None = None,
 ) -> ShapeTiming:
-    """One shape's row: the candidate's time against its peers and against the roofline."""
+    """One shape's row: the candidate's time against its peers and against the roofline. Rates
+    and the floor check use the headline (median_us), whichever method produced it: the graph
+    time for kernels under ~50 us, with L2 evicted as for do_bench, so the DRAM floor holds."""
     t = candidate.median_us
     floor = floor_us(nbytes, flops, ceilings)
     suspect = None

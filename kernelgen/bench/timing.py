@@ -1,39 +1,71 @@
-"""The timing protocol: do_bench medians, CUDA-graph replays, host wall time, interleaved rounds.
+"""The timing protocol: one method per shape, interleaved rounds, a robust spread, host time.
 
-- `bench_us`: `triton.testing.do_bench` median with its L2 flush before every call; the GPU time of
-  one call on cold caches. This is the headline figure.
-- `GraphTimer`: many calls captured in one CUDA graph and replayed; per-call time without launch
-  gaps, for kernels short enough (under ~10 us) that the gaps dominate a single-call timing.
-- `host_us`: perf_counter around call + synchronize: what a Python caller waits, launch overhead
-  included (it decides decode-sized shapes).
-- `interleaved`: every implementation timed once per round, in a rotated order, for several rounds,
-  so clock and thermal drift land on all of them alike; the spread of the round medians is the
-  noise that the acceptance rule compares speedups against.
+Method, chosen per shape by `choose_method` and the same for every implementation of the shape:
 
-Callables passed here take no arguments: `rotating` cycles one function through several pre-made
-input sets, so repeated calls do not measure one set sitting in cache.
+- graph, for kernels under GRAPH_BELOW_US: a single launch timed by do_bench measures the host's
+  launch gap as much as the kernel (a 64x18432 silu_and_mul on the H200: 14.9 us by do_bench with
+  a 162% spread, 3.85 us inside a CUDA graph). As SGLang's MoE tuner does, n calls are captured in
+  one CUDA graph and each replay is timed with CUDA events; per call = replay time / n.
+- do_bench, above it: `triton.testing.do_bench` median with its L2 flush before every call; the
+  launch gap is a negligible part of a long kernel.
+
+Rounds: every implementation is timed once per round, in a rotated order, so clock and thermal
+drift land on all of them alike; at least `rounds` rounds, more (up to `max_rounds`) while some
+implementation's spread is above SPREAD_TARGET. The figure is the median of the rounds; the
+spread (`summarize`) is the noise the acceptance rule compares speedups against.
+
+Host time: wall clock of n back-to-back calls / n, synchronized once at the end: what a Python
+caller pays per call, launch overhead included (it decides decode-sized shapes).
+
+Callables passed here take no arguments: `rotating` cycles one function through several input
+sets, so repeated calls do not measure one set sitting in cache.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from kernelgen.records import PeerTime
 
 Call = Callable[[], Any]
+Method = Literal["do_bench", "graph"]
 
-ROUNDS = 5
+# Bump when the protocol changes what a figure means: cached peer times of another protocol are
+# not comparable with this one's and are timed again.
+PROTOCOL = 2
+
+ROUNDS = 7  # at least this many rounds: the trimmed range then drops one round at each end
+MAX_ROUNDS = 15
+SPREAD_TARGET = 0.03
 WARMUP_MS = 10  # do_bench's warmup and rep are milliseconds of calls, not counts
 REP_MS = 40
-GRAPH_BELOW_US = 30.0  # decode-sized shapes: ~20 us of host launch cost on the H200 machine
-GRAPH_SPAN_US = 2000.0  # one replay covers about this much work...
-GRAPH_CALLS = (20, 1000)  # ...within these bounds on the number of captured calls
-GRAPH_REPLAYS = 5
+
+GRAPH_BELOW_US = 50.0
+GRAPH_SPAN_US = 200.0  # one replay covers about this much work (events resolve ~0.5 us)...
+GRAPH_CALLS = (10, 200)  # ...within these bounds on the number of captured calls
+GRAPH_REPLAYS = 20  # timed replays per round; the round's figure is their median
+GRAPH_PROBE_CALLS = 10
+GRAPH_PROBE_REPLAYS = 3
+# L2 for graph replays (the H200's is ~60 MB), two measures, both needed:
+# 1. FLUSH_BYTES are written before each replay, outside the timed region: the start event follows
+#    the flush in stream order, and the flush keeps the GPU busy (~60 us) while the host enqueues
+#    the replay, so neither the flush nor a launch gap is timed. Without it the first calls of a
+#    replay read what the previous replay left in L2.
+# 2. The n calls of one replay rotate over a pool of input copies (`graph_pool`): distinct sets
+#    for up to GRAPH_CALLS[1] calls, or COLD_BYTES of them when sets are large, so no call reads
+#    inputs an earlier call of the same replay pulled into L2. Without it, calls 2..n of a decode
+#    shape run from L2 and can even pass below the DRAM floor.
+# Rotation alone would take 256 MB / set size calls per replay (30,000 for a 1x4096 row).
+FLUSH_BYTES = 256 * 1024**2
+COLD_BYTES = 256 * 1024**2
+
 HOST_SPAN_US = 20000.0
-HOST_CALLS = (5, 100)
+HOST_CALLS = (10, 200)
 
 
 def rotating(fn: Callable[..., Any], arg_sets: Sequence[Sequence[Any]]) -> Call:
@@ -57,9 +89,15 @@ def rotated(labels: Sequence[str], round_index: int) -> list[str]:
 
 
 def summarize(samples: Sequence[float]) -> tuple[float, float]:
-    """Median and spread, (max - min) / median, of per-round figures."""
-    med = statistics.median(samples)
-    spread = (max(samples) - min(samples)) / med if med > 0 else 0.0
+    """Median and spread of per-round figures. The spread is a trimmed range: (max - min) /
+    median once the floor(n/4) lowest and highest rounds are dropped (one of 7 rounds at each
+    end; none of 3). One outlying round (a clock step, a host hiccup) does not set the noise;
+    a quarter of them would. It is an interquartile range by order statistics, kept in the
+    (max - min) / median form of earlier records."""
+    xs = sorted(samples)
+    med = statistics.median(xs)
+    k = len(xs) // 4
+    spread = (xs[len(xs) - 1 - k] - xs[k]) / med if med > 0 else 0.0
     return med, spread
 
 
@@ -85,6 +123,30 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
+def _copy(arg: Any) -> Any:
+    """A tensor at a new address with the same values and the same strides (a padded view stays
+    padded: the kernel must see the layout it was verified on); anything else as it is."""
+    import torch
+
+    if not isinstance(arg, torch.Tensor):
+        return arg
+    out = torch.empty_strided(arg.size(), arg.stride(), dtype=arg.dtype, device=arg.device)
+    return out.copy_(arg)
+
+
+def graph_pool(sets: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    """The input sets for graph replays: the given ones, then copies of them until the calls of
+    one replay touch distinct inputs (up to GRAPH_CALLS[1]) or COLD_BYTES of them."""
+    import torch
+
+    size = sum(a.nbytes for a in sets[0] if isinstance(a, torch.Tensor))
+    want = max(len(sets), min(GRAPH_CALLS[1], math.ceil(COLD_BYTES / max(size, 1))))
+    pool = [list(s) for s in sets]
+    while len(pool) < want:
+        pool.append([_copy(a) for a in sets[len(pool) % len(sets)]])
+    return pool
+
+
 def bench_us(call: Call, warmup_ms: float = WARMUP_MS, rep_ms: float = REP_MS) -> float:
     """Median GPU time of one call in microseconds, L2 flushed before each call."""
     from triton.testing import do_bench
@@ -92,14 +154,27 @@ def bench_us(call: Call, warmup_ms: float = WARMUP_MS, rep_ms: float = REP_MS) -
     return float(do_bench(call, warmup=warmup_ms, rep=rep_ms, return_mode="median")) * 1e3
 
 
+@functools.cache
+def _flush_buffer() -> Any:
+    import torch
+
+    return torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+
+
+def flush_l2() -> None:
+    """Evict L2 by writing a buffer several times its size (what do_bench does per call)."""
+    _flush_buffer().zero_()
+
+
 class GraphTimer:
     """Captures n calls into one CUDA graph (as torch's docs say: warm up on a side stream, then
-    capture) and times its replays; per call = replay time / n."""
+    capture) and times its replays, L2 flushed before each; per call = replay time / n."""
 
-    def __init__(self, call: Call, n_calls: int):
+    def __init__(self, call: Call, n_calls: int, flush: Call = flush_l2):
         import torch
 
         self.n_calls = n_calls
+        self.flush = flush
         side = torch.cuda.Stream()
         side.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(side):
@@ -107,6 +182,8 @@ class GraphTimer:
                 call()
         torch.cuda.current_stream().wait_stream(side)
         self.graph = torch.cuda.CUDAGraph()
+        # Outputs are dropped as they come: the graph's pool reuses their memory, so a graph of
+        # 200 calls holds one or two outputs, not 200 (the flush evicts them between replays).
         with torch.cuda.graph(self.graph):
             for _ in range(n_calls):
                 call()
@@ -115,98 +192,129 @@ class GraphTimer:
         torch.cuda.synchronize()
 
     def time_us(self, replays: int = GRAPH_REPLAYS) -> float:
+        """Median per-call time of `replays` replays, each timed alone between its own events."""
         import torch
 
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        per_call = []
-        for _ in range(replays):
+        events = [
+            (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+            for _ in range(replays)
+        ]
+        for start, end in events:
+            self.flush()
             start.record()
             self.graph.replay()
             end.record()
-            end.synchronize()
-            per_call.append(start.elapsed_time(end) * 1e3 / self.n_calls)
-        return statistics.median(per_call)
+        torch.cuda.synchronize()
+        return statistics.median(s.elapsed_time(e) * 1e3 / self.n_calls for s, e in events)
 
     def close(self) -> None:
         self.graph.reset()  # gives the graph's private memory pool back
 
 
 def host_us(call: Call, n_calls: int) -> float:
-    """Median wall time of call + synchronize, from an idle device, in microseconds."""
+    """Wall time per call of n back-to-back calls, synchronized once at the end, in us."""
     import torch
 
     torch.cuda.synchronize()
-    samples = []
+    t0 = time.perf_counter()
     for _ in range(n_calls):
-        t0 = time.perf_counter()
         call()
-        torch.cuda.synchronize()
-        samples.append(time.perf_counter() - t0)
-    return statistics.median(samples) * 1e6
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / n_calls * 1e6
+
+
+def choose_method(
+    calls: dict[str, Call],
+    *,
+    below_us: float = GRAPH_BELOW_US,
+    graph_timer: Callable[[Call, int], Any] = GraphTimer,
+) -> tuple[Method, int]:
+    """How to time a shape, from a short graph of each call: ("graph", calls per replay) when
+    every call can be captured and the fastest runs under `below_us`; ("do_bench", 0) otherwise.
+    Calls per replay follow the fastest, and all implementations of the shape share them: the
+    replay's own launch, spread over n calls, then biases none of them against another."""
+    probes: list[float] = []
+    for call in calls.values():
+        try:
+            timer = graph_timer(call, GRAPH_PROBE_CALLS)
+            try:
+                probes.append(timer.time_us(GRAPH_PROBE_REPLAYS))
+            finally:
+                timer.close()
+        except Exception:  # a launcher that syncs or reads a value back cannot be captured
+            return "do_bench", 0
+    if not probes or min(probes) >= below_us:
+        return "do_bench", 0
+    return "graph", graph_calls(min(probes))
 
 
 def interleaved(
     calls: dict[str, Call],
     rounds: int = ROUNDS,
     *,
-    graph_below_us: float | None = GRAPH_BELOW_US,
+    max_rounds: int | None = MAX_ROUNDS,
+    method: Method = "do_bench",
+    n_calls: int = GRAPH_CALLS[0],
+    replay_calls: dict[str, Call] | None = None,
     host: bool = True,
+    target: float = SPREAD_TARGET,
     bench: Callable[[Call], float] = bench_us,
     graph_timer: Callable[[Call, int], Any] = GraphTimer,
     host_timer: Callable[[Call, int], float] = host_us,
 ) -> tuple[dict[str, PeerTime], dict[str, str]]:
-    """Time every call once per round, in a rotated order, for `rounds` rounds.
+    """Time every call once per round, in a rotated order, for `rounds` rounds and more, up to
+    `max_rounds`, while a spread is above `target`.
 
-    Returns per label a PeerTime (median of the round medians, their spread) and, apart, the
-    labels that raised with the error. Graph timing starts after the first round, for every label,
-    when any label's first median is under `graph_below_us`: all labels of a shape are measured
-    the same way. A label whose capture fails keeps its other figures (graph_us None).
+    With method "graph", each label is captured once (`replay_calls[label]`, rotating over the
+    graph pool, else `calls[label]`) with `n_calls` calls and every round times its replays; a
+    label whose capture fails is timed by do_bench instead, and its PeerTime says so. Returns per
+    label a PeerTime and, apart, the labels that raised, with the error.
     """
     labels = list(calls)
-    medians: dict[str, list[float]] = {label: [] for label in labels}
-    graph_samples: dict[str, list[float]] = {label: [] for label in labels}
+    samples: dict[str, list[float]] = {label: [] for label in labels}
     host_samples: dict[str, list[float]] = {label: [] for label in labels}
     graphs: dict[str, Any] = {}
-    no_graph: set[str] = set()
     errors: dict[str, str] = {}
-    use_graph = False
+    last = max(rounds, max_rounds or rounds)
     try:
-        for r in range(rounds):
+        if method == "graph":
+            for label in labels:
+                try:
+                    graphs[label] = graph_timer(
+                        (replay_calls or {}).get(label, calls[label]), n_calls
+                    )
+                except Exception:  # this label falls back to do_bench; its method records it
+                    pass
+        for r in range(last):
             for label in rotated(labels, r):
                 if label in errors:
                     continue
                 call = calls[label]
                 try:
-                    t = bench(call)
-                    medians[label].append(t)
+                    t = graphs[label].time_us() if label in graphs else bench(call)
+                    samples[label].append(t)
                     if host:
                         host_samples[label].append(host_timer(call, host_calls(t)))
                 except Exception as e:  # one implementation failing must not end the others
                     errors[label] = describe_error(e)
-                    continue
-                if use_graph and label not in no_graph:
-                    try:
-                        if label not in graphs:
-                            graphs[label] = graph_timer(call, graph_calls(t))
-                        graph_samples[label].append(graphs[label].time_us())
-                    except Exception:  # capture is a bonus figure, not a verdict
-                        no_graph.add(label)
-            if r == 0 and graph_below_us is not None:
-                firsts = [m[0] for m in medians.values() if m]
-                use_graph = bool(firsts) and min(firsts) < graph_below_us
+            live = [s for label, s in samples.items() if s and label not in errors]
+            if r + 1 >= rounds and all(summarize(s)[1] <= target for s in live):
+                break
     finally:
         for g in graphs.values():
             g.close()
     times: dict[str, PeerTime] = {}
     for label in labels:
-        if label in errors or not medians[label]:
+        if label in errors or not samples[label]:
             continue
-        med, spread = summarize(medians[label])
+        med, spread = summarize(samples[label])
+        graphed = label in graphs
         times[label] = PeerTime(
             median_us=med,
-            graph_us=statistics.median(graph_samples[label]) if graph_samples[label] else None,
+            method="graph" if graphed else "do_bench",
+            graph_us=med if graphed else None,
             host_us=statistics.median(host_samples[label]) if host_samples[label] else None,
             spread=spread,
+            rounds=len(samples[label]),
         )
     return times, errors

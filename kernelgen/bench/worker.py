@@ -4,11 +4,13 @@ Two targets for `run_isolated`:
 - `main`: BenchRequest in, BenchResult out. Per benchmark shape, every contender (the candidate,
   the seed, the current best...) and the peers (torch eager and torch.compile of the op as torch
   users call it, in the input dtype) are timed in the same interleaved rounds on the same rotated
-  input sets.
+  input sets, by the method the contenders' probes chose (timing.choose_method). Peers the
+  request brings from the cache (bench.peers) for that shape and method are not compiled nor
+  timed; those timed here come back in the result for the caller to store.
 - `tune_main`: TuneRequest in, TuneResult out. Many variants of one candidate (one per config),
-  no peers; a variant that fails to compile or runs out of resources fails alone. A variant that
-  leaves the CUDA context broken stops the process, and the caller starts a fresh one for the
-  others.
+  no peers, the baseline (the current best, when the request names one) timed among them; a
+  variant that fails to compile or runs out of resources fails alone. A variant that leaves the
+  CUDA context broken stops the process, and the caller starts a fresh one for the others.
 """
 
 from __future__ import annotations
@@ -25,12 +27,23 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from kernelgen.bench import roofline
 from kernelgen.bench.ceilings import get_ceilings
-from kernelgen.bench.timing import ROUNDS, describe_error, interleaved, rotating
+from kernelgen.bench.peers import PeerCache, PeerEntry, entry_key, peer_kind, reference_sha
+from kernelgen.bench.timing import (
+    PROTOCOL,
+    ROUNDS,
+    Method,
+    choose_method,
+    describe_error,
+    graph_pool,
+    interleaved,
+    rotating,
+)
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.records import (
     BenchRecord,
     CompileFacts,
     Environment,
+    PeerTime,
     ShapeFailure,
     ShapeTiming,
 )
@@ -42,7 +55,7 @@ GPU_MEMORY_FRACTION = 0.9
 INPUT_SETS = 4
 # Above this, two sets: rotation only has to defeat a 60 MB L2, and inputs are drawn on the CPU.
 LARGE_SET_BYTES = 1 << 30
-TUNE_ROUNDS = 3
+TUNE_ROUNDS = 5
 
 
 class _Strict(BaseModel):
@@ -59,6 +72,11 @@ class BenchRequest(_Strict):
     root: str = Field(description="project root; the worker runs from there")
     contenders: list[Contender] = Field(min_length=1)
     peers: bool = Field(True, description="also time torch eager and torch.compile")
+    cached_peers: list[PeerCache] | None = Field(
+        None,
+        description="peer times to reuse where one matches this device, shape and method; "
+        "None: time the peers on every shape",
+    )
     shapes: list[str] | None = Field(None, description="bench shape names; None = all")
     seed: int = 0
     rounds: int = Field(ROUNDS, ge=1)
@@ -77,6 +95,7 @@ class BenchRequest(_Strict):
 
 class BenchResult(_Strict):
     records: list[BenchRecord]
+    peers: PeerCache | None = Field(None, description="peer times measured here, to be cached")
 
 
 class TuneRequest(_Strict):
@@ -87,18 +106,32 @@ class TuneRequest(_Strict):
     shapes: list[str] | None = None
     seed: int = 0
     rounds: int = Field(TUNE_ROUNDS, ge=1)
+    baseline: int | None = Field(
+        None, description="the caller's number of the source the others must beat"
+    )
 
     @model_validator(mode="after")
     def _indices(self) -> TuneRequest:
         if self.indices is not None and len(self.indices) != len(self.sources):
             raise ValueError("indices: one per source")
+        if self.baseline is not None and self.baseline not in self.numbers:
+            raise ValueError(f"baseline: {self.baseline} is not one of the sources' numbers")
         return self
+
+    @property
+    def numbers(self) -> list[int]:
+        return self.indices if self.indices is not None else list(range(len(self.sources)))
 
 
 class VariantShape(_Strict):
     shape: str
     median_us: float | None = None
     spread: float | None = None
+    method: Method | None = None
+    baseline_us: float | None = Field(
+        None, description="the baseline's time on this shape, in the same process and rounds"
+    )
+    baseline_spread: float | None = None
     error: str | None = Field(None, description="why there is no time: compile error, ...")
 
 
@@ -266,13 +299,67 @@ def recheck(
     return bad
 
 
-def run_bench(req: BenchRequest) -> list[BenchRecord]:
+class _Peers:
+    """The peers of one bench call: from the request's cache where it has the shape and method,
+    else timed here and gathered for the caller to store."""
+
+    def __init__(self, spec: OpSpec, req: BenchRequest, env: Environment):
+        self.wanted = req.peers
+        self.kind = peer_kind(spec)
+        self.reference = reference_sha(spec) if req.peers else ""
+        gpu = env.gpu or ""
+        self.cache = next(
+            (c for c in req.cached_peers or [] if c.same_stack(gpu, env.torch, env.triton)), None
+        )
+        self.fresh = PeerCache(op=spec.name, gpu=gpu, torch=env.torch, triton=env.triton)
+
+    def cached(self, shape: BenchShape, method: Method) -> PeerEntry | None:
+        if not self.wanted or self.cache is None:
+            return None
+        return self.cache.find(entry_key(shape, method, PROTOCOL, self.reference, self.kind))
+
+    def measured(
+        self, shape: BenchShape, method: Method, times: dict[str, PeerTime], errors: dict[str, str]
+    ) -> None:
+        """Keep what this run measured, unless the context is broken: then a peer's failure may
+        be a contender's doing, and must not be cached as the peer's own."""
+        if not _cuda_ok():
+            return
+        entry = PeerEntry(
+            shape=shape.name,
+            dtype=shape.dtype,
+            dims=shape.dims,
+            method=method,
+            protocol=PROTOCOL,
+            reference=self.reference,
+            peers=self.kind,
+            eager=times.get("eager"),
+            compile=times.get("compile"),
+            failed=[
+                ShapeFailure(shape=shape.name, who=p, error=errors[p]) for p in PEERS if p in errors
+            ],
+        )
+        self.fresh.entries.append(entry)
+
+
+def _from_cache(entry: PeerEntry) -> tuple[dict[str, PeerTime], dict[str, str]]:
+    """A cached entry's times, marked as cached, and its peers' failures."""
+    times = {
+        who: t.model_copy(update={"cached": True, "measured": entry.measured})
+        for who, t in (("eager", entry.eager), ("compile", entry.compile))
+        if t is not None
+    }
+    return times, {f.who: f.error for f in entry.failed}
+
+
+def run_bench(req: BenchRequest) -> BenchResult:
     from kernelgen.env import environment
 
     spec = load_spec(req.op)
     shapes = select_shapes(spec, req.shapes)
     ceilings = get_ceilings()
     env = environment("cuda")
+    peers = _Peers(spec, req, env)
     labels = [c.label for c in req.contenders]
     modules: dict[str, ModuleType | None] = {}
     fns: dict[str, Callable[..., Any]] = {}
@@ -291,19 +378,38 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
         # Each shape compiles its own static graph; a reset keeps dynamo's recompile limit and
         # automatic-dynamic shapes out of the peer's figures.
         torch.compiler.reset()
-        impls = dict(fns)
-        if req.peers:
-            impls["eager"] = spec.eager
-            impls["compile"] = torch.compile(spec.eager, dynamic=False)
         sets = _input_sets(spec, shape, req.seed)
-        calls = {label: rotating(fn, sets) for label, fn in impls.items()}
+        pool = graph_pool(sets)
+        calls = {label: rotating(fn, sets) for label, fn in fns.items()}
+        replays = {label: rotating(fn, pool) for label, fn in fns.items()}
         errors = dict(load_errors)
         errors.update((label, err) for label, call in calls.items() if (err := _warm(call)))
+        # The contenders alone choose the method: with peers from the cache or timed here, the
+        # shape is timed the same way.
+        method, n_calls = choose_method({k: replays[k] for k in calls if k not in errors})
+        entry = peers.cached(shape, method)
+        timed_peers = req.peers and entry is None
+        if timed_peers:
+            impls = {"eager": spec.eager, "compile": torch.compile(spec.eager, dynamic=False)}
+            for label, fn in impls.items():
+                calls[label], replays[label] = rotating(fn, sets), rotating(fn, pool)
+                if err := _warm(calls[label]):
+                    errors[label] = err
         times, late = interleaved(
-            {k: v for k, v in calls.items() if k not in errors}, rounds=req.rounds
+            {k: v for k, v in calls.items() if k not in errors},
+            rounds=req.rounds,
+            method=method,
+            n_calls=n_calls,
+            replay_calls=replays,
         )
         errors.update(late)
         errors.update(recheck(spec, shape, {k: f for k, f in fns.items() if k not in errors}, sets))
+        if timed_peers:
+            peers.measured(shape, method, times, errors)
+        elif entry is not None:
+            cached_times, cached_errors = _from_cache(entry)
+            times.update(cached_times)
+            errors.update(cached_errors)
         cost = spec.cost(shape.dims, shape.dtype)
         seed_time = times.get(SEED_LABEL)
         for label in labels:
@@ -331,7 +437,7 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
                     seed=None if is_seed else seed_time,
                 )
             )
-        del sets, calls, impls
+        del sets, pool, calls, replays
         torch.cuda.empty_cache()
 
     records = []
@@ -352,12 +458,10 @@ def run_bench(req: BenchRequest) -> list[BenchRecord]:
                 geomean_seed=_geomean([r.speedup_seed for r in shape_rows]),
                 failed=failed[c.label],
                 compile=compile_facts(module) if module is not None else [],
-                peers=("eager" if spec.eager is not spec.reference else "reference")
-                if req.peers
-                else None,
+                peers=peers.kind if req.peers else None,
             )
         )
-    return records
+    return BenchResult(records=records, peers=peers.fresh if peers.fresh.entries else None)
 
 
 def _prepare(root: str, seed: int) -> None:
@@ -372,8 +476,7 @@ def main(request: str) -> str:
     req = BenchRequest.model_validate_json(request)
     _prepare(req.root, req.seed)
     with torch.no_grad():
-        records = run_bench(req)
-    return BenchResult(records=records).model_dump_json()
+        return run_bench(req).model_dump_json()
 
 
 def run_tune(req: TuneRequest) -> TuneResult:
@@ -381,7 +484,7 @@ def run_tune(req: TuneRequest) -> TuneResult:
 
     spec = load_spec(req.op)
     shapes = select_shapes(spec, req.shapes)
-    indices = req.indices or list(range(len(req.sources)))
+    indices = req.numbers
     env = environment("cuda")
     results: dict[int, list[VariantShape]] = {i: [] for i in indices}
     modules: dict[int, ModuleType] = {}
@@ -415,7 +518,9 @@ def run_tune(req: TuneRequest) -> TuneResult:
 
         for shape in shapes:
             sets = _input_sets(spec, shape, req.seed)
+            pool = graph_pool(sets)
             calls = {str(i): rotating(fn, sets) for i, fn in fns.items()}
+            replays = {str(i): rotating(fn, pool) for i, fn in fns.items()}
             errors = {int(k): e for k, e in load_errors.items()}
             for key, call in calls.items():
                 err = _warm(call)
@@ -428,19 +533,33 @@ def run_tune(req: TuneRequest) -> TuneResult:
                     out.poisoned_by, out.poisoned_shape = int(key), shape.name
                     return out
             live = {k: c for k, c in calls.items() if int(k) not in errors}
-            times, late = interleaved(live, rounds=req.rounds, graph_below_us=None, host=False)
+            method, n_calls = choose_method({k: replays[k] for k in live})
+            times, late = interleaved(
+                live,
+                rounds=req.rounds,
+                max_rounds=req.rounds,  # many variants: a fixed count keeps the search bounded
+                method=method,
+                n_calls=n_calls,
+                replay_calls=replays,
+                host=False,
+            )
             errors.update({int(k): e for k, e in late.items()})
+            base = times.get(str(req.baseline)) if req.baseline is not None else None
             for i in indices:
                 t = times.get(str(i))
+                against = base if i != req.baseline else None
                 results[i].append(
                     VariantShape(
                         shape=shape.name,
                         median_us=t.median_us if t else None,
                         spread=t.spread if t else None,
+                        method=t.method if t else None,
+                        baseline_us=against.median_us if against else None,
+                        baseline_spread=against.spread if against else None,
                         error=None if t else errors.get(i, "no time"),
                     )
                 )
-            del sets, calls, live
+            del sets, pool, calls, replays, live
             torch.cuda.empty_cache()
         return result()
 

@@ -1,4 +1,5 @@
-"""The judge of untrusted candidates: static rules here, everything else in a sandboxed process."""
+"""The judge of untrusted candidates: static rules, then the judge (judge.py, in this process)
+driving the candidate's sandboxed runner (runner.py) case by case."""
 
 from __future__ import annotations
 
@@ -6,14 +7,12 @@ import hashlib
 import random
 from pathlib import Path
 
-from kernelgen import paths
 from kernelgen.errors import UsageError
 from kernelgen.records import Verdict
 from kernelgen.spec import load_spec
-from kernelgen.verify.sandbox import run_isolated
+from kernelgen.verify.judge import DEFAULT_MEMORY_MB, Evaluator
 
-DEFAULT_TIMEOUT_S = {"cpu": 900.0, "cuda": 300.0}
-DEFAULT_MEMORY_MB = 8192
+__all__ = ["DEFAULT_MEMORY_MB", "Evaluator", "sha256", "static_gate", "verify_candidate"]
 
 
 def sha256(source: str) -> str:
@@ -69,44 +68,34 @@ def verify_candidate(
     seed: int | None = None,
     timeout_s: float | None = None,
     memory_mb: int = DEFAULT_MEMORY_MB,
+    sanitize: bool = False,
+    evaluator: Evaluator | None = None,
 ) -> Verdict:
     """Judge one candidate file by the candidate contract. Never raises for anything the
-    candidate does; raises UsageError for an unknown operator or a missing file."""
+    candidate does; raises UsageError for an unknown operator or a missing file.
+
+    `evaluator` is the run's judge (ground truth, warm runners, compile cache, deadlines, the
+    sources already judged); without one, a judge is made for this candidate alone.
+    `timeout_s` caps each call's deadline."""
     load_spec(op)  # unknown operator -> UsageError listing the known ones
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
     source = path.read_text(errors="replace")
+    if evaluator is not None:
+        seed = evaluator.seed
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
     gate = static_gate(op, path, source, device, seed)
     if gate is not None:
         return gate
-    # Imported here: the sandbox's child starts in this package and must not pay for torch.
-    from kernelgen.verify.worker import VerifyRequest
+    from kernelgen.env import environment
 
-    request = VerifyRequest(
-        op=op,
-        path=str(path.resolve()),
-        sha256=sha256(source),
-        device=device,
-        seed=seed,
-        root=str(paths.root()),
+    own = evaluator is None
+    ev = evaluator or Evaluator(
+        op, device, seed=seed, memory_mb=memory_mb, deadline_s=timeout_s, sanitize=sanitize
     )
-    outcome = run_isolated(
-        "kernelgen.verify.worker:main",
-        request.model_dump_json(),
-        timeout_s=timeout_s or DEFAULT_TIMEOUT_S[device],
-        memory_mb=memory_mb,
-        device=device,
-    )
-    if outcome.result is None:
-        return _rejected(
-            op,
-            path,
-            sha256(source),
-            device,
-            seed,
-            outcome.category or "crash",
-            outcome.reason or "no result",
-            outcome.seconds,
-        )
-    return Verdict.model_validate_json(outcome.result)
+    try:
+        verdict = ev.verify(path, source, sha256(source))
+    finally:
+        if own:
+            ev.close()
+    return verdict.model_copy(update={"environment": environment(device)})

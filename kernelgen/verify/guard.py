@@ -7,7 +7,10 @@ Two instruments, installed in the sandboxed process before the candidate is impo
   tensor it allocates with NaN (or a sentinel for integers), so an output the kernel never writes
   shows up as NaN instead of whatever the allocator had lying around.
 
-While a kernel launches the guard is paused: the interpreter moves tensors through torch itself.
+The guard is paused only while Triton's interpreter copies a launch's tensor arguments to the host
+and back (its own torch work). Everything else inside a launch stays in view: a grid callable that
+computes with the launcher's tensors, and, in the interpreter, a kernel body that calls methods of
+a `tl.constexpr` argument (which arrives there as the real torch tensor).
 A dispatch mode sees only its own thread; threads are forbidden statically and checked here too.
 """
 
@@ -71,8 +74,19 @@ ALLOWED = _ALLOCATION | _ZEROED | _VIEWS | _COPIES
 _POISON_INT = -0x5A5A
 
 
-def _poison(t: torch.Tensor) -> None:
-    if t.numel() == 0:
+def _poison(t: torch.Tensor, fill: str) -> None:
+    """NaN (or an integer sentinel) shows an output never written; random finite values make a
+    buffer that cannot be told from one the kernel wrote, so a kernel that writes only where the
+    output still reads NaN is caught by the call that fills this way."""
+    if t.numel() == 0 or fill == "none":
+        return
+    if fill == "random":
+        if t.is_floating_point():
+            t.uniform_(-3.0, 3.0)
+        elif t.dtype == torch.bool:
+            t.random_(0, 2)
+        else:
+            t.random_(-100, 100) if t.is_signed() else t.random_(0, 100)
         return
     if t.is_floating_point() or t.is_complex():
         t.fill_(float("nan"))
@@ -94,10 +108,11 @@ class CallLog:
 
 
 class _DispatchGuard(TorchDispatchMode):
-    def __init__(self, log: CallLog, poison: bool):
+    def __init__(self, log: CallLog, fill: str, casts_allowed: bool):
         super().__init__()
         self.log = log
-        self.poison = poison
+        self.fill = fill
+        self.casts_allowed = casts_allowed
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
         kwargs = kwargs or {}
@@ -108,18 +123,26 @@ class _DispatchGuard(TorchDispatchMode):
         self.log.aten_ops.append(name)
         if name not in ALLOWED:
             self.log.forbidden.append(name)
-        elif name == "_to_copy" and _changes_dtype(args, kwargs):
-            # A dtype cast in the launcher is arithmetic done outside the kernel.
-            self.log.forbidden.append("_to_copy (dtype cast)")
-        elif self.poison and name in _ALLOCATION and isinstance(out, torch.Tensor):
-            _poison(out)
+        elif not self.casts_allowed and _changes_dtype(name, args, kwargs):
+            # A dtype cast in the launcher is arithmetic done outside the kernel: `.to(dtype)`,
+            # `copy_` from another dtype, and item assignment (a `copy_` into a view) alike.
+            self.log.forbidden.append(f"{name} (dtype cast)")
+        elif name in _ALLOCATION and isinstance(out, torch.Tensor):
+            _poison(out, self.fill)
         return out
 
 
-def _changes_dtype(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    src = args[0] if args and isinstance(args[0], torch.Tensor) else None
-    dtype = kwargs.get("dtype")
-    return src is not None and dtype is not None and dtype != src.dtype
+def _changes_dtype(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    first = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    if first is None:
+        return False
+    if name == "_to_copy":
+        dtype = kwargs.get("dtype")
+        return dtype is not None and dtype != first.dtype
+    if name in ("copy_", "_copy_from", "_copy_from_and_resize"):
+        src = args[1] if len(args) > 1 else None
+        return isinstance(src, torch.Tensor) and src.dtype != first.dtype
+    return False
 
 
 class _Recorder:
@@ -131,8 +154,9 @@ class _Recorder:
     log: CallLog | None = None
 
     @classmethod
-    def install(cls, candidate_file: Path) -> None:
-        cls.candidate_file = str(candidate_file.resolve())
+    def install(cls, candidate_file: Path | None) -> None:
+        if candidate_file is not None:
+            cls.candidate_file = str(candidate_file.resolve())
         if cls.installed:
             return
         from triton.runtime import jit
@@ -146,7 +170,27 @@ class _Recorder:
             pass
         for klass in targets:
             klass.run = cls._wrap(klass.run)  # type: ignore[method-assign]
+        try:
+            from triton.runtime.interpreter import GridExecutor
+
+            for name in ("_init_args_hst", "_restore_args_dev"):
+                setattr(GridExecutor, name, cls._paused(getattr(GridExecutor, name)))
+        except ImportError:  # pragma: no cover - every Triton we support has it
+            pass
         cls.installed = True
+
+    @classmethod
+    def _paused(cls, method):  # noqa: ANN001, ANN206
+        """The interpreter's own copies of a launch's arguments to the host and back."""
+
+        def paused(self, *args, **kwargs):  # noqa: ANN001, ANN202
+            cls.paused += 1
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                cls.paused -= 1
+
+        return paused
 
     @classmethod
     def _wrap(cls, run):  # noqa: ANN001, ANN206
@@ -159,41 +203,44 @@ class _Recorder:
                     cls.candidate_file
                 )
                 (cls.log.launches if mine else cls.log.foreign_launches).append(name)
-            cls.paused += 1
-            try:
-                return run(self, *args, **kwargs)
-            finally:
-                cls.paused -= 1
+            return run(self, *args, **kwargs)
 
         return recorded_run
 
 
-def install(candidate_file: Path) -> None:
+def install(candidate_file: Path | None) -> None:
     """Put the launch recorder in place; call before the candidate is imported."""
     _Recorder.install(candidate_file)
 
 
+def set_candidate(candidate_file: Path) -> None:
+    """Whose kernels count as the candidate's own: those defined in this file."""
+    _Recorder.candidate_file = str(candidate_file.resolve())
+
+
 @contextmanager
-def guarded(poison: bool = True) -> Iterator[CallLog]:
-    """Record the aten ops, kernel launches and new threads of the enclosed call."""
+def guarded(fill: str = "nan", casts_allowed: bool = False) -> Iterator[CallLog]:
+    """Record the aten ops, kernel launches and new threads of the enclosed call; fill what
+    it allocates as `fill` says."""
     log = CallLog()
     before = {t.ident for t in threading.enumerate()}
     _Recorder.log = log
     try:
-        with _DispatchGuard(log, poison):
+        with _DispatchGuard(log, fill, casts_allowed):
             yield log
     finally:
         _Recorder.log = None
         log.new_threads = [t.name for t in threading.enumerate() if t.ident not in before]
 
 
-def flood_free_memory(device: str, megabytes: int = 512) -> None:
-    """Fill memory the caching allocator will hand out next with NaN (stale-memory defence)."""
-    if device != "cuda":
+def flood_free_memory(device: str, fill: str = "nan", megabytes: int = 512) -> None:
+    """Fill memory the caching allocator will hand out next (stale-memory defence): NaN, or
+    random finite values for the call made without the guard."""
+    if device != "cuda" or fill == "none":
         return
     free, _ = torch.cuda.mem_get_info()
     n = min(megabytes * 2**20, free // 4) // 4
     if n > 0:
         block = torch.empty(n, dtype=torch.float32, device="cuda")
-        block.fill_(float("nan"))
+        _poison(block, fill)
         del block

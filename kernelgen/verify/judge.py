@@ -1,0 +1,586 @@
+"""The judge: runs in kernelgen's own process, drives a sandboxed runner holding the candidate, and
+makes the verdict from what comes back. The judged never shares a process with the judge.
+
+Per case (stopping at the first failure, like a staged evaluation), four calls, each one a full
+check of values, structure, provenance where the guard is on, inputs untouched and no aliasing:
+1. A under the guard, new allocations and freed device memory NaN-poisoned;
+2. B (other values): also a new buffer, and A's result unchanged (no caching, no shared output);
+3. A again on fresh copies, allocations filled with random finite values: agrees with the first
+   (a kernel that writes only where its output still reads NaN is caught here);
+4. A once more with the guard off (nothing in the process looks different from a plain call),
+   freed device memory random: agrees too.
+Then, once per candidate: every config of an autotuned kernel on one case, a call after a random
+number of calls, and on CUDA one call under the profiler (every kernel that ran is the candidate's
+or a layout copy) and, when asked, the small cases under compute-sanitizer.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelgen.records import CaseResult, Verdict
+from kernelgen.spec import Case, OpSpec, load_spec
+from kernelgen.verify import checks, sanitizer
+from kernelgen.verify.checks import Failure
+from kernelgen.verify.protocol import Call, Compile, Failed, Load, Reply
+from kernelgen.verify.session import Dead, Pool, Runner, runner_env
+from kernelgen.verify.tensors import overlaps, storage_digest
+from kernelgen.verify.truth import CaseTruth, Truths
+
+# A hanging call is found by its deadline: the seed's own time on that case times SLACK, plus an
+# allowance (a compile the ahead-of-time pass missed), never past the cap. Without the seed's
+# times, the cap. The caps keep a hang under the targets: 60 s on CPU, 30 s on CUDA.
+DEADLINE_CAP_S = {"cpu": 50.0, "cuda": 25.0}
+ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
+SLACK = 20.0
+COMPILE_DEADLINE_S = 240.0
+MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
+DEFAULT_MEMORY_MB = 8192
+
+
+class Rejected(Exception):
+    def __init__(self, failure: Failure, case: str | None = None):
+        super().__init__(failure.reason)
+        self.failure = failure
+        self.case = case
+
+
+def classify(error: Failed) -> Failure:
+    """A category for what the candidate's call raised."""
+    name, text = error.type, error.message or error.type
+    where = f" (line {error.line})" if error.line else ""
+    if name == "ContractError":
+        return Failure("contract", text)
+    if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources") or (
+        error.frontend
+    ):
+        return Failure("compile", f"{name}: {text}{where}")
+    if name in ("OutOfMemoryError", "MemoryError") or "can't allocate memory" in text:
+        return Failure("oom", text)
+    if "illegal memory access" in text or "CUDA error" in text:
+        return Failure("crash", text)
+    return Failure("crash", f"{name}: {text}{where}")
+
+
+def _layout_kernel(name: str) -> bool:
+    low = name.lower()
+    return "copy" in low or "fill" in low
+
+
+class Evaluator:
+    """Judges the candidates of one run: one operator, one device, one seed. Ground truth, the
+    warm runners and the compile cache are the run's; each candidate gets runners of its own."""
+
+    def __init__(
+        self,
+        op: str,
+        device: str,
+        *,
+        seed: int | None = None,
+        memory_mb: int = DEFAULT_MEMORY_MB,
+        deadline_s: float | None = None,
+        compile_workers: int | None = None,
+        sanitize: bool = False,
+        warm: int = 1,
+    ):
+        self.spec: OpSpec = load_spec(op)
+        self.op, self.device = op, device
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(self.seed)
+        self.memory_mb = memory_mb
+        self.cap_s = deadline_s or DEADLINE_CAP_S[device]
+        self.sanitize = sanitize
+        self.folder = Path(tempfile.mkdtemp(prefix="kernelgen-judge-", dir=_scratch()))
+        self.truths = Truths(self.spec, self.seed, _judge_device(device), self.folder / "truth")
+        self.case_seconds: dict[str, float] = {}
+        self.judged: dict[str, Verdict] = {}
+        extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
+        if device == "cuda":
+            # One compile cache for the run: the compile-ahead runners write it, the judging
+            # runner and the benchmark only load from it.
+            extra["TRITON_CACHE_DIR"] = str(self.folder / "triton-cache")
+        self.env = runner_env(device, extra)
+        self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners")
+        self.compilers: Pool | None = None
+        if device == "cuda":
+            n = compile_workers if compile_workers is not None else _compile_workers()
+            if n > 0:
+                env = {**self.env, "KERNELGEN_COMPILE_ONLY": "1"}
+                self.compilers = Pool(device, env, memory_mb, n, self.folder / "compilers")
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.pool.close()
+        if self.compilers is not None:
+            self.compilers.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    @property
+    def cache_dir(self) -> str | None:
+        return self.env.get("TRITON_CACHE_DIR")
+
+    def calibrate(self, verdict: Verdict) -> None:
+        """Per-case deadlines from an accepted verdict (the seed's), as the issue asks."""
+        if verdict.accepted:
+            self.case_seconds = {c.name: c.seconds for c in verdict.cases if c.seconds}
+
+    def deadline(self, case: str, calls: int = 1) -> float:
+        base = self.case_seconds.get(case)
+        if base is None:
+            return self.cap_s
+        return min(self.cap_s, ALLOWANCE_S[self.device] + SLACK * base * calls)
+
+    # ---- one candidate -----------------------------------------------------------------------
+
+    def verify(self, path: Path, source: str, digest: str) -> Verdict:
+        if digest in self.judged:
+            earlier = self.judged[digest]
+            return earlier.model_copy(
+                update={"candidate": str(path), "duplicate_of": earlier.candidate}
+            )
+        verdict = _Judging(self, path, digest).run()
+        self.judged[digest] = verdict
+        return verdict
+
+    def cases(self) -> list[Case]:
+        return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
+
+    def precompile(self, path: Path) -> tuple[float, Failure | None, str | None]:
+        """Every specialization the case grid and the bench shapes need, compiled in parallel
+        by sandboxed runners into the run's cache. Returns the seconds, a compile failure and
+        the case whose layout failed."""
+        if self.compilers is None:
+            return 0.0, None, None
+        start = time.monotonic()
+        cases = self.cases()
+        layouts = self.truths.layouts(cases)
+        names = [c.name for c in cases]
+        for shape in self.spec.data.bench:
+            layouts.append(_bench_layout(self.spec, shape))
+            names.append(f"bench {shape.name}")
+        runners = self.compilers.take_many(min(self.compilers.size, len(layouts)))
+        shares: list[list[int]] = [
+            list(range(i, len(layouts), len(runners))) for i in range(len(runners))
+        ]
+
+        def work(runner: Runner, share: list[int]) -> tuple[Failure | None, str | None]:
+            try:
+                reply = runner.ask(
+                    Load(path=str(path), entry=self.spec.name, arg_names=self.spec.arg_names),
+                    COMPILE_DEADLINE_S,
+                    "loading",
+                )
+                for i in share:
+                    if isinstance(reply, Dead) or not reply.ok:
+                        break
+                    reply = runner.ask(Compile(layouts=[layouts[i]]), COMPILE_DEADLINE_S, names[i])
+                    if isinstance(reply, Reply) and not reply.ok and reply.error is not None:
+                        failure = classify(reply.error)
+                        # Only a compile error is decided here; anything else the judging
+                        # runner meets again with the whole case in hand.
+                        return (
+                            (failure, names[i]) if failure.category == "compile" else (None, None)
+                        )
+                return None, None
+            finally:
+                runner.close()
+
+        with ThreadPoolExecutor(len(runners)) as ex:
+            results = list(ex.map(work, runners, shares))
+        for failure, where in results:
+            if failure is not None:
+                return time.monotonic() - start, failure, where
+        return time.monotonic() - start, None, None
+
+
+class _Judging:
+    """One candidate's judging: its runner, its calls, its verdict."""
+
+    def __init__(self, ev: Evaluator, path: Path, digest: str):
+        self.ev, self.spec, self.device = ev, ev.spec, ev.device
+        self.path = path.resolve()
+        self.digest = digest
+        self.kernels: set[str] = set()
+        self.runner: Runner | None = None
+        self.calls = 0
+
+    def run(self) -> Verdict:
+        ev = self.ev
+        start = time.monotonic()
+        results: list[CaseResult] = []
+        failure: Failure | None = None
+        compile_s: float | None = None
+        sanitized: list[str] = []
+        try:
+            compile_s, failure, where = ev.precompile(self.path)
+            if failure is not None:
+                raise Rejected(failure, where)
+            self.runner = ev.pool.take()
+            self.load()
+            run: list[tuple[Case, CaseTruth]] = []
+            for case in self.spec.cases:
+                if case not in ev.cases():
+                    results.append(
+                        CaseResult(name=case.name, status="not_run", note=_why_not(case))
+                    )
+                    continue
+                truth = ev.truths.get(case)
+                results.append(self.run_case(case, truth))
+                run.append((case, truth))
+            if run:
+                self.extra_checks(run)
+            if ev.sanitize and self.device == "cuda" and run:
+                sanitized = self.sanitize([c for c, _ in run if c.interpreter] or [run[0][0]])
+        except Rejected as r:
+            failure = r.failure
+            if r.case:
+                failure = Failure(failure.category, f"case {r.case}: {failure.reason}")
+                if r.case in {c.name for c in self.spec.cases}:
+                    results = [c for c in results if c.name != r.case]
+                    results.append(CaseResult(name=r.case, status="failed", note=failure.reason))
+        finally:
+            if self.runner is not None:
+                self.runner.close()
+        done = {c.name for c in results}
+        for case in self.spec.cases:
+            if case.name not in done:
+                results.append(
+                    CaseResult(
+                        name=case.name,
+                        status="not_run",
+                        note="not run: stopped at the first failure",
+                    )
+                )
+        order = {c.name: i for i, c in enumerate(self.spec.cases)}
+        results.sort(key=lambda c: order.get(c.name, len(order)))
+        accepted = failure is None
+        partial = accepted and any(c.status == "not_run" for c in results)
+        return Verdict(
+            op=self.spec.name,
+            candidate=str(self.path),
+            sha256=self.digest,
+            accepted=accepted,
+            outcome=("accepted-partial" if partial else "accepted") if accepted else "rejected",
+            category=failure.category if failure else None,
+            reason=failure.reason if failure else None,
+            device=self.device,  # type: ignore[arg-type]
+            seed=ev.seed,
+            cases=results,
+            kernels=sorted(self.kernels),
+            seconds=round(time.monotonic() - start, 3),
+            compile_seconds=round(compile_s, 3) if compile_s else None,
+            sanitized=sanitized,
+        )
+
+    # ---- talking to the runner ---------------------------------------------------------------
+
+    def ask(self, request: Load | Call, deadline: float, case: str | None, what: str) -> Reply:
+        assert self.runner is not None
+        reply = self.runner.ask(request, deadline, what)
+        if isinstance(reply, Dead):
+            raise Rejected(Failure(reply.category, reply.reason), case)
+        if not reply.ok:
+            raise Rejected(classify(reply.error or Failed(type="Error", message="")), case)
+        return reply
+
+    def load(self) -> None:
+        reply = self.ask(
+            Load(path=str(self.path), entry=self.spec.name, arg_names=self.spec.arg_names),
+            self.ev.cap_s,
+            None,
+            "loading the candidate",
+        )
+        self.configs = reply.configs
+
+    def call(
+        self,
+        case: Case,
+        truth: CaseTruth,
+        variant: str,
+        *,
+        fill: str = "nan",
+        guard: bool = True,
+        keep: str | None = None,
+        repeat: int = 1,
+        profile: bool = False,
+    ) -> tuple[Reply, Any]:
+        """One call, fully checked against the truth; returns the reply and the outputs."""
+        self.calls += 1
+        out_file = self.ev.folder / f"out-{self.calls}.pt"
+        request = Call(
+            inputs=str(truth.variants[variant].file),
+            outputs=str(out_file),
+            guard=guard,
+            fill=fill,  # type: ignore[arg-type]
+            keep=keep,
+            repeat=repeat,
+            profile=profile,
+        )
+        reply = self.ask(
+            request, self.ev.deadline(case.name, repeat), case.name, f"case {case.name}"
+        )
+        try:
+            self.check_log(reply, guard and not profile)
+            out = self.check_output(reply, out_file, truth, variant, case)
+        finally:
+            out_file.unlink(missing_ok=True)
+        return reply, out
+
+    # ---- checks ------------------------------------------------------------------------------
+
+    def check_log(self, reply: Reply, guarded: bool) -> None:
+        log = reply.log
+        if not guarded:
+            return
+        if log is None:
+            raise Rejected(Failure("provenance", "the guarded call came back without its record"))
+        self.kernels.update(log.launches)
+        if log.threads:
+            raise Rejected(Failure("provenance", f"started threads {log.threads}"))
+        if log.forbidden:
+            ops = ", ".join(sorted(set(log.forbidden)))
+            raise Rejected(Failure("provenance", f"torch computed in the launcher: aten {ops}"))
+        if not log.launches:
+            other = f" (launched only {sorted(set(log.foreign))})" if log.foreign else ""
+            raise Rejected(
+                Failure("provenance", f"no Triton kernel of the candidate launched{other}")
+            )
+
+    def check_output(
+        self, reply: Reply, out_file: Path, truth: CaseTruth, variant: str, case: Case
+    ) -> Any:
+        inputs = truth.variants[variant]
+        fail = _structure(reply, inputs.native, self.device)
+        if fail:
+            raise Rejected(fail)
+        loaded = torch.load(out_file, map_location=_judge_device(self.device), weights_only=True)
+        out = tuple(loaded) if reply.tuple_out else loaded[0]
+        self.judge_values(out, inputs.ref, inputs.native, case)
+        if reply.input_digests != inputs.digests:
+            raise Rejected(Failure("mutation", "an input changed during the call"))
+        for leaf in reply.leaves:
+            if leaf.span is not None and any(overlaps(leaf.span, s) for s in reply.inputs):
+                raise Rejected(Failure("aliasing", "the output shares memory with an input"))
+        return out
+
+    def judge_values(self, out: Any, ref64: Any, native: Any, case: Case) -> CaseResult:
+        if self.spec.compare is not None:
+            msg = self.spec.compare(out, ref64, case)
+            if msg:
+                raise Rejected(Failure("incorrect", msg))
+            return CaseResult(name=case.name, status="passed")
+        tol = self.spec.tolerance(case.dtype, case.dims)
+        worst, cand_err, torch_err = 0.0, 0.0, 0.0
+        for o, r, n in zip(
+            checks.leaves(out), checks.leaves(ref64), checks.leaves(native), strict=True
+        ):
+            fail, max_err = checks.values(o, r, tol)
+            if fail:
+                raise Rejected(fail)
+            worst = max(worst, max_err)
+            cand_err = max(cand_err, checks.rel_err(o, r))
+            torch_err = max(torch_err, checks.rel_err(n, r))
+            fail = checks.precision(cand_err, torch_err, o.dtype, self.spec.data.error_ratio)
+            if fail:
+                raise Rejected(fail)
+        return CaseResult(
+            name=case.name,
+            status="passed",
+            max_abs_err=worst,
+            rel_err=cand_err,
+            torch_rel_err=torch_err,
+        )
+
+    def agree(self, first: Any, again: Any, case: Case, what: str) -> None:
+        tol = self.spec.tolerance(case.dtype, case.dims)
+        for o1, o2 in zip(checks.leaves(first), checks.leaves(again), strict=True):
+            fail, _ = checks.values(o2, o1.double(), tol)
+            if fail:
+                raise Rejected(Failure("stale", f"{what} disagrees with the first: {fail.reason}"))
+
+    # ---- the case grid -----------------------------------------------------------------------
+
+    def run_case(self, case: Case, truth: CaseTruth) -> CaseResult:
+        try:
+            reply_a, out_a = self.call(case, truth, "a", keep="a")
+            a = truth.variants["a"]
+            result = self.judge_values(out_a, a.ref, a.native, case)
+            digests_a = [storage_digest(t) for t in checks.leaves(out_a)]
+            slowest = reply_a.seconds
+
+            reply_b, _ = self.call(case, truth, "b", keep="b")
+            slowest = max(slowest, reply_b.seconds)
+            spans_a = reply_b.kept_spans.get("a", [])
+            for leaf in reply_b.leaves:
+                if leaf.span is not None and any(overlaps(leaf.span, s) for s in spans_a):
+                    raise Rejected(
+                        Failure(
+                            "aliasing",
+                            "the second call returned the first call's buffer "
+                            "(cached or shared output)",
+                        )
+                    )
+            if reply_b.kept.get("a") != digests_a:
+                raise Rejected(
+                    Failure("stale", "the first result changed when the candidate was called again")
+                )
+
+            # Fresh copies of A, into buffers that hold random finite values: nothing tells
+            # them apart from memory the kernel wrote.
+            reply_r, out_r = self.call(case, truth, "a", fill="random")
+            self.agree(out_a, out_r, case, "a call into randomly filled buffers")
+            reply_p, out_p = self.call(case, truth, "a", fill="random", guard=False)
+            self.agree(out_a, out_p, case, "a call without the guard")
+            slowest = max(slowest, reply_r.seconds, reply_p.seconds)
+        except Rejected as r:
+            raise Rejected(r.failure, r.case or case.name) from None
+        return result.model_copy(update={"seconds": round(slowest, 4)})
+
+    def extra_checks(self, run: list[tuple[Case, CaseTruth]]) -> None:
+        ev = self.ev
+        smallest = min(run, key=lambda ct: _numel(ct[0]))
+        largest = max(run, key=lambda ct: _numel(ct[0]))
+        # Every config of an autotuned kernel, on one case: each launch takes the next config.
+        sweep = largest if self.device == "cuda" else _mid(run)
+        for i in range(max(0, self.configs - 1)):
+            try:
+                self.call(sweep[0], sweep[1], "a" if i % 2 else "b")
+            except Rejected as r:
+                raise Rejected(
+                    Failure(
+                        r.failure.category, f"config {i + 1} of {self.configs}: {r.failure.reason}"
+                    ),
+                    r.case or sweep[0].name,
+                ) from None
+        # A call after many calls: a kernel that counts its calls and changes after N.
+        lo, hi = MANY_CALLS[self.device]
+        n = ev.rng.randint(lo, hi)
+        try:
+            self.call(smallest[0], smallest[1], "b", repeat=n)
+        except Rejected as r:
+            raise Rejected(
+                Failure(r.failure.category, f"after {n} calls in a row: {r.failure.reason}"),
+                r.case or smallest[0].name,
+            ) from None
+        if self.device == "cuda":
+            self.profile(*largest)
+
+    def profile(self, case: Case, truth: CaseTruth) -> None:
+        """Every CUDA kernel of one call (the largest case, where a size-triggered fallback
+        would show) must be one of the candidate's Triton kernels, or a layout copy or fill."""
+        reply, _ = self.call(case, truth, "a", profile=True)
+        names = set(reply.cuda_kernels or [])
+        # Triton names a CUDA kernel exactly after its function: match names whole, so a kernel
+        # called `_k` cannot vouch for every torch kernel with "_k" in its name.
+        foreign = sorted(n for n in names if n not in self.kernels and not _layout_kernel(n))
+        if foreign:
+            raise Rejected(
+                Failure(
+                    "provenance",
+                    f"CUDA kernels that are not the candidate's ran: {', '.join(foreign)[:200]}",
+                ),
+                case.name,
+            )
+        if not names:
+            raise Rejected(Failure("provenance", "the profiler saw no kernel run"), case.name)
+
+    def sanitize(self, cases: list[Case]) -> list[str]:
+        return sanitizer.check(self.ev, self.path, cases)
+
+
+def _structure(reply: Reply, expected: Any, device: str) -> Failure | None:
+    """Exact type, dtype, shape and device, leaf by leaf, from what the runner saw."""
+    want = checks.leaves(expected)
+    got = reply.leaves
+    if len(got) != len(want) or reply.tuple_out != isinstance(expected, tuple):
+        kind = "tuple" if reply.tuple_out else "a single value"
+        return Failure(
+            "incorrect",
+            f"returned {kind} of {len(got)}, expected {type(expected).__name__} of {len(want)}",
+        )
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        label = f"output {i}" if len(want) > 1 else "output"
+        if g.type != "Tensor":
+            return Failure("contract", f"{label} is {g.type}, not a plain torch.Tensor")
+        wdtype = str(w.dtype).removeprefix("torch.")
+        if g.dtype != wdtype:
+            return Failure("incorrect", f"{label} dtype torch.{g.dtype}, expected {w.dtype}")
+        if list(g.shape) != list(w.shape):
+            return Failure(
+                "incorrect", f"{label} shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+            )
+        if g.device is None or torch.device(g.device).type != device:
+            return Failure("incorrect", f"{label} on {g.device}, expected {device}")
+    return None
+
+
+def _numel(case: Case) -> int:
+    n = 1
+    for v in case.dims.values():
+        n *= v
+    return n
+
+
+def _mid(run: list[tuple[Case, CaseTruth]]) -> tuple[Case, CaseTruth]:
+    """On CPU, a case of middle size: large enough to have several blocks, cheap to repeat."""
+    ordered = sorted(run, key=lambda ct: _numel(ct[0]))
+    return ordered[len(ordered) // 2]
+
+
+def _why_not(case: Case) -> str:
+    why = (
+        "bf16 arithmetic is wrong in the interpreter"
+        if case.dtype == "bfloat16"
+        else "too large for the interpreter"
+    )
+    return f"not run on CPU: {why}"
+
+
+def _judge_device(device: str) -> str:
+    return "cuda" if device == "cuda" else "cpu"
+
+
+def _scratch() -> str | None:
+    """RAM-backed scratch where there is one: inputs and outputs cross it on every call."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
+def _compile_workers() -> int:
+    return max(1, min(8, (os.cpu_count() or 2) - 2))
+
+
+def _bench_layout(spec: OpSpec, shape: Any) -> list[Any]:
+    """The layout of a bench shape's arguments, described without making its (large) tensors:
+    values never matter to a compile. An operator with its own input maker draws them once."""
+    from kernelgen.inputs import make_inputs, torch_dtype
+    from kernelgen.spec import TensorInput, resolve_dim
+    from kernelgen.verify.truth import meta
+
+    if spec.make_inputs is not None:
+        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, "cpu"))
+    out: list[Any] = []
+    for item in spec.data.inputs:
+        if not isinstance(item, TensorInput):
+            out.append(item.value)
+            continue
+        dims = shape.shapes.get(item.name) or [resolve_dim(d, shape.dims) for d in item.shape]
+        dtype = torch_dtype(shape.dtype if item.dtype == "case" else item.dtype)
+        out.extend(meta([torch.empty(dims, dtype=dtype, device="meta")]))
+    return out

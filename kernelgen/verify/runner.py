@@ -1,0 +1,275 @@
+"""The candidate's side of verification: a sandboxed process that holds the candidate and nothing
+of the judge's. `python -m kernelgen.verify.runner DEVICE REQUEST_FD REPLY_FD`.
+
+It starts warm (torch imported, CUDA initialised, the instruments installed) before it knows which
+candidate it will hold, then serves the judge's requests (protocol.py) one at a time: load the
+candidate, compile for some argument layouts, call the entry on inputs from a file and save what
+it returns. It never sees the reference, the ground truth, the comparisons, the seed or the
+verdict. The protocol runs over two inherited pipe descriptors, not stdout, so whatever the
+candidate prints cannot be read as an answer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+# The judge owns every decision; this process only reports. Keep imports to what serving needs.
+from kernelgen.verify.protocol import (
+    Call,
+    CallLog,
+    Compile,
+    Exit,
+    Failed,
+    Leaf,
+    Load,
+    Reply,
+    Request,
+    TensorMeta,
+)
+
+GPU_MEMORY_FRACTION = 0.8
+
+
+def _frontend_error(exc: BaseException) -> bool:
+    """Under the interpreter there is no compile step: an error raised by triton.language's own
+    checks (a non-constexpr arange, a shape mismatch) is what the GPU compiler would report."""
+    cause = exc.__cause__
+    if type(exc).__name__ != "InterpreterError" or cause is None:
+        return False
+    frames = traceback.extract_tb(cause.__traceback__)
+    return bool(frames) and "triton/language" in frames[-1].filename.replace("\\", "/")
+
+
+def _failed(exc: BaseException, path: Path | None) -> Failed:
+    text = str(exc).strip()
+    line = None
+    seen: BaseException | None = exc
+    while seen is not None and path is not None:
+        for frame in traceback.extract_tb(seen.__traceback__):
+            if Path(frame.filename).resolve() == path:
+                line = frame.lineno
+        seen = seen.__cause__
+    return Failed(
+        type=type(exc).__name__,
+        message=text.splitlines()[0][:500] if text else "",
+        line=line,
+        frontend=_frontend_error(exc),
+    )
+
+
+class Runner:
+    def __init__(self, device: str):
+        import torch
+
+        from kernelgen.verify import configs, guard, interpreter, tensors
+
+        self.torch = torch
+        self.guard = guard
+        self.tensors = tensors
+        self.device = device
+        self.fn: Any = None
+        self.path: Path | None = None
+        self.kept: dict[str, list[Any]] = {}
+        self.casts_allowed = os.environ.get("KERNELGEN_CASTS_ALLOWED") == "1"
+        compile_only = os.environ.get("KERNELGEN_COMPILE_ONLY") == "1"
+        if device == "cuda":
+            torch.cuda.init()
+            # The host cap (RLIMIT_AS) cannot apply to a CUDA process; cap the device memory.
+            torch.cuda.set_per_process_memory_fraction(GPU_MEMORY_FRACTION)
+            torch.empty(1, device="cuda")
+        guard.install(None)
+        interpreter.install()
+        configs.install(compile_all=compile_only)
+        if compile_only:
+            _launch_means_compile()
+        import triton  # noqa: F401 - imported before the candidate, like everything it uses
+
+    # ---- requests ----------------------------------------------------------------------------
+
+    def load(self, req: Load) -> Reply:
+        import inspect
+
+        from kernelgen.spec import load_module
+        from kernelgen.verify import configs
+
+        self.path = Path(req.path).resolve()
+        self.guard.set_candidate(self.path)
+        try:
+            module = load_module(self.path, "kernelgen_candidate")
+        except Exception as e:  # SpecError carries the file and line already
+            return Reply(ok=False, error=Failed(type="ContractError", message=str(e)))
+        fn = getattr(module, req.entry, None)
+        if not callable(fn):
+            return Reply(
+                ok=False,
+                error=Failed(type="ContractError", message=f"no function named {req.entry!r}"),
+            )
+        params = list(inspect.signature(fn).parameters.values())
+        names = [p.name for p in params]
+        extra = [p.name for p in params[len(req.arg_names) :] if p.default is p.empty]
+        if names[: len(req.arg_names)] != req.arg_names or extra:
+            want = ", ".join(req.arg_names)
+            return Reply(
+                ok=False,
+                error=Failed(
+                    type="ContractError",
+                    message=f"{self.path.name}: {req.entry}({', '.join(names)}) must take the "
+                    f"reference's parameters ({want}), and no others without defaults",
+                ),
+            )
+        self.fn = fn
+        return Reply(ok=True, configs=configs.largest_space(module))
+
+    def compile(self, req: Compile) -> Reply:
+        torch = self.torch
+        for layout in req.layouts:
+            args = [_empty_like_meta(torch, a, self.device) for a in layout]
+            try:
+                self.fn(*args)
+            except BaseException as e:  # noqa: BLE001 - reported; the judge decides
+                return Reply(ok=False, error=_failed(e, self.path))
+        return Reply(ok=True)
+
+    def call(self, req: Call) -> Reply:
+        torch, guard, tensors = self.torch, self.guard, self.tensors
+        args = torch.load(req.inputs, map_location=self.device, weights_only=True)
+        inputs = [a for a in args if isinstance(a, torch.Tensor)]
+        log = CallLog()
+        cuda_kernels: list[str] | None = None
+        start = time.monotonic()
+        try:
+            with torch.no_grad():
+                for _ in range(req.repeat):
+                    out = None  # the last call's result only; earlier ones are freed first
+                    guard.flood_free_memory(self.device, req.fill)
+                    if req.profile:
+                        out, cuda_kernels = self._profiled(args, req.fill)
+                    elif req.guard:
+                        with guard.guarded(req.fill, self.casts_allowed) as seen:
+                            out = self.fn(*args)
+                            self._sync()
+                        _merge(log, seen)
+                    else:
+                        out = self.fn(*args)
+                        self._sync()
+        except BaseException as e:  # noqa: BLE001 - SystemExit too: it is the candidate's
+            return Reply(ok=False, error=_failed(e, self.path), log=log)
+        seconds = time.monotonic() - start
+        is_tuple = isinstance(out, (tuple, list))
+        leaves = list(out) if is_tuple else [out]
+        saved = [x.detach() if type(x) is torch.Tensor else None for x in leaves]
+        torch.save(saved, req.outputs)
+        if req.keep:
+            self.kept[req.keep] = [x for x in saved if x is not None]
+        return Reply(
+            ok=True,
+            tuple_out=is_tuple,
+            leaves=[_leaf(x) for x in leaves],
+            inputs=[tensors.span(t) for t in inputs],
+            input_digests=[tensors.storage_digest(t) for t in inputs],
+            kept={k: [tensors.storage_digest(t) for t in v] for k, v in self.kept.items()},
+            kept_spans={k: [tensors.span(t) for t in v] for k, v in self.kept.items()},
+            log=log if req.guard and not req.profile else None,
+            cuda_kernels=cuda_kernels,
+            seconds=round(seconds, 4),
+        )
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def _sync(self) -> None:
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def _profiled(self, args: list[Any], fill: str) -> tuple[Any, list[str]]:
+        """One call under the CUDA profiler (CUPTI): the kernels the GPU actually ran, whatever
+        launched them. Compiled already by the calls before it, so no JIT work is in the trace."""
+        from torch.profiler import ProfilerActivity, profile
+
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            with self.guard.guarded(fill, self.casts_allowed):
+                out = self.fn(*args)
+                self._sync()
+        names = sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})
+        return out, names
+
+
+def _merge(log: CallLog, seen: Any) -> None:
+    log.forbidden += seen.forbidden
+    log.launches += seen.launches
+    log.foreign += seen.foreign_launches
+    log.threads += seen.new_threads
+
+
+def _leaf(x: Any) -> Leaf:
+    import torch
+
+    from kernelgen.verify import tensors
+
+    if not isinstance(x, torch.Tensor):
+        return Leaf(type=type(x).__name__)
+    return Leaf(
+        type="Tensor" if type(x) is torch.Tensor else type(x).__name__,
+        dtype=str(x.dtype).removeprefix("torch."),
+        shape=list(x.shape),
+        device=str(x.device),
+        span=tensors.span(x) if type(x) is torch.Tensor else None,
+    )
+
+
+def _empty_like_meta(torch: Any, a: TensorMeta | float | int | bool, device: str) -> Any:
+    if not isinstance(a, TensorMeta):
+        return a
+    base = torch.empty(max(a.storage, 1), dtype=getattr(torch, a.dtype), device=device)
+    return base.as_strided(a.shape, a.stride, a.offset)
+
+
+def _launch_means_compile() -> None:
+    """Compile-ahead runners: every Triton launch compiles (into the shared cache) and returns
+    without running, so the launcher's outputs are never read."""
+    from triton.runtime.jit import JITFunction
+
+    run = JITFunction.run
+
+    def compile_only(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        return run(self, *args, grid=grid, warmup=True, **kwargs)
+
+    JITFunction.run = compile_only  # type: ignore[method-assign]
+
+
+def serve(device: str, requests: int, replies: int) -> None:
+    import pydantic
+
+    inbox = os.fdopen(requests, "r", encoding="utf-8")
+    outbox = os.fdopen(replies, "w", encoding="utf-8")
+    adapter = pydantic.TypeAdapter(Request)
+
+    def send(reply: Reply) -> None:
+        outbox.write(reply.model_dump_json() + "\n")
+        outbox.flush()
+
+    runner = Runner(device)
+    send(Reply(ok=True))  # warm: the judge may hand over a candidate now
+    for line in inbox:
+        req = adapter.validate_json(line)
+        if isinstance(req, Exit):
+            break
+        if isinstance(req, Load):
+            send(runner.load(req))
+        elif isinstance(req, Compile):
+            send(runner.compile(req))
+        elif isinstance(req, Call):
+            send(runner.call(req))
+    # Skip interpreter teardown: a candidate's atexit hooks or corrupted heap have nothing to
+    # say once the judge has its answers.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]))
