@@ -29,7 +29,7 @@ from kernelgen.records import (
     Verdict,
 )
 from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
-from kernelgen.verify import verify_candidate
+from kernelgen.verify import Evaluator, verify_candidate
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
@@ -66,6 +66,9 @@ class Loop:
     # What earlier sessions of a resumed run spent, so budgets count the whole run.
     usage_at_start: Usage = field(default_factory=Usage)
     elapsed_at_start: float = 0.0
+    # The run's judge: ground truth, warm runners, compile cache and per-case deadlines, shared
+    # by every candidate of the run; made on first use.
+    evaluator: Evaluator | None = None
 
     # ---- state derived from the store -------------------------------------------------------
 
@@ -197,16 +200,96 @@ class Loop:
             )
             self._save(rec)
             return rec
+        twin = self._twin(rec, proposal.source)
+        if twin is not None:
+            # LLMs repeat themselves: the same source is judged (and timed) once per run.
+            self.observer.event(f"{rec.id} is {twin.id} again: not judged twice")
+            rec = rec.model_copy(
+                update={
+                    "status": twin.status,
+                    "category": twin.category,
+                    "reason": f"same source as {twin.id}"
+                    + (f": {twin.reason}" if twin.reason else ""),
+                    "verdict": twin.verdict.model_copy(update={"duplicate_of": twin.id})
+                    if twin.verdict
+                    else None,
+                    "bench": twin.bench,
+                    "speedup": twin.speedup,
+                    "compile": twin.compile,
+                    "became_best": False,
+                }
+            )
+            self._save(rec)
+            return rec
         path = store.candidate_path(self.op, self.run.id, rec.id)
         self.observer.event(f"verifying {rec.id}")
-        verdict = verify_candidate(
-            self.op, path, device=self.device, seed=random.SystemRandom().randrange(2**31)
-        )
+        verdict = verify_candidate(self.op, path, device=self.device, evaluator=self.judge_of_run())
         rec = _with_verdict(rec, verdict)
         self._save(rec)
         if rec.status == "accepted" and self.device == "cuda":
             rec = self.bench(rec)
         return rec
+
+    def _twin(self, rec: CandidateRecord, source: str) -> CandidateRecord | None:
+        digest = _sha(source)
+        return next(
+            (
+                r
+                for r in self.records
+                if r.id != rec.id and r.status != "pending" and r.sha256 == digest
+            ),
+            None,
+        )
+
+    def judge_of_run(self) -> Evaluator:
+        """The run's evaluator; the seed is judged first, so its per-case times set the
+        deadlines that find a hanging candidate fast."""
+        if self.evaluator is None:
+            self.evaluator = Evaluator(
+                self.op,
+                self.device,
+                seed=random.SystemRandom().randrange(2**31),
+            )
+            self.observer.event("judging the seed (sets the per-case deadlines)")
+            seed_verdict = verify_candidate(
+                self.op, seed_path(self.op), device=self.device, evaluator=self.evaluator
+            )
+            self.evaluator.calibrate(seed_verdict)
+        return self.evaluator
+
+    def sanitize_best(self) -> str | None:
+        """Before promotion: the best's small cases under compute-sanitizer (memcheck and
+        racecheck). Records the tools that ran clean in its verdict; returns why not, if not."""
+        best = self._best_id()
+        if best is None:
+            return "no candidate beat the seed"
+        rec = next(r for r in self.records if r.id == best)
+        if rec.verdict is None:
+            return f"{best} has no verdict"
+        self.observer.event(f"running {best}'s small cases under compute-sanitizer")
+        failure, tools = self.judge_of_run().sanitize_only(
+            store.candidate_path(self.op, self.run.id, best)
+        )
+        verdict = rec.verdict.model_copy(update={"sanitized": tools})
+        if failure is None:
+            self._save(rec.model_copy(update={"verdict": verdict}))
+            return None
+        verdict = verdict.model_copy(
+            update={"accepted": False, "outcome": "rejected", "category": failure.category,
+                    "reason": failure.reason}
+        )  # fmt: skip
+        self._save(
+            rec.model_copy(
+                update={"verdict": verdict, "status": "rejected", "category": failure.category,
+                        "reason": failure.reason, "became_best": False}
+            )
+        )  # fmt: skip
+        return f"{best}: {failure.category}: {failure.reason}"
+
+    def close(self) -> None:
+        if self.evaluator is not None:
+            self.evaluator.close()
+            self.evaluator = None
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
         """Time an accepted candidate against the best, interleaved; keep it if it wins."""

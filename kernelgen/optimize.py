@@ -169,8 +169,16 @@ def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> O
             base_url=options.base_url,
             observer=observer,
         )
-    run = runner.run_loop()
-    run.promoted = maybe_promote(run, observer)
+    try:
+        run = runner.run_loop()
+        if run.settings.device == "cuda" and run.best is not None:
+            why = runner.sanitize_best()
+            if why is not None:
+                observer.event(f"not promoted: {why}")
+            run = runner.run
+        run.promoted = maybe_promote(run, observer)
+    finally:
+        runner.close()
     store.save_run(run)
     return summarize(run, runner.records)
 

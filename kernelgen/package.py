@@ -708,6 +708,15 @@ def promote_from_run(op: str, run_id: str, candidate_id: str | None = None) -> P
             f"{where} has no timings measured on CUDA; promote only what was "
             "measured on a GPU (run `kernelgen optimize` there)"
         )
+    verdict = cand.verdict
+    if verdict is None or verdict.device != "cuda" or not verdict.complete:
+        got = "no verdict" if verdict is None else f"a {verdict.device} verdict ({verdict.outcome})"
+        raise PromoteError(f"{where} has {got}; promotion needs a CUDA verdict with every case run")
+    if "memcheck" not in verdict.sanitized:
+        raise PromoteError(
+            f"{where} was not run under compute-sanitizer (memcheck); promote what "
+            "`kernelgen optimize --device cuda` checked before promotion"
+        )
     source = store.candidate_source(op, run_id, cid)
     digest = sha256(source)
     judged = cand.sha256 or (cand.verdict.sha256 if cand.verdict else None)

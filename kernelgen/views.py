@@ -37,7 +37,9 @@ def verdict_text(v: Verdict) -> Text:
     else:
         where = f"{passed} of {len(v.cases)} cases passed on {v.device}"
     if v.accepted:
-        text = Text.assemble(("ACCEPTED", "bold green"), f"  {v.op}: {v.candidate}\n  {where}")
+        label = "ACCEPTED-PARTIAL" if v.outcome == "accepted-partial" else "ACCEPTED"
+        style = "bold yellow" if v.outcome == "accepted-partial" else "bold green"
+        text = Text.assemble((label, style), f"  {v.op}: {v.candidate}\n  {where}")
     else:
         text = Text.assemble(("REJECTED", "bold red"), f" [{v.category}] {v.reason}\n  {where}")
     # Why the rest did not run, grouped: on CPU that is the interpreter's limits, never a pass.
@@ -47,7 +49,14 @@ def verdict_text(v: Verdict) -> Text:
         text.append(f"\n  {count} {note}", style=style)
     if v.accepted and v.device == "cpu" and reasons:
         text.append("\n  run with --device cuda for the final word", style="yellow")
-    text.append(f"\n  seed {v.seed}, {v.seconds:.1f} s, kernels: {', '.join(v.kernels) or '-'}")
+    if v.duplicate_of:
+        text.append(f"\n  same source as {v.duplicate_of}: judged once", style="dim")
+    compiled = f" (compile ahead {v.compile_seconds:.1f} s)" if v.compile_seconds else ""
+    text.append(
+        f"\n  seed {v.seed}, {v.seconds:.1f} s{compiled}, kernels: {', '.join(v.kernels) or '-'}"
+    )
+    if v.sanitized:
+        text.append(f"\n  compute-sanitizer clean: {', '.join(v.sanitized)}", style="green")
     return text
 
 

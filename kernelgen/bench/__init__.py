@@ -146,19 +146,27 @@ def tune_variants(
     shapes: list[str] | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     seed: int | None = None,
+    baseline: int | None = None,
 ) -> TuneResult:
     """Time each variant source on each shape (no peers): per variant, per shape, the median us
     or why there is none. A variant that fails to compile or runs out of resources fails alone;
     one that breaks the CUDA context or crashes the process is isolated in fresh processes, so
-    the others still get times. Only a timeout fails every variant it caught."""
+    the others still get times. Only a timeout fails every variant it caught.
+
+    `baseline` is the index of the source the others must beat (the current best as it is): it
+    is timed in every worker the variants run in, and each variant's rows carry its time from
+    the same process and rounds (baseline_us), so the comparison is interleaved however the
+    variants were split."""
     from kernelgen.bench.worker import select_shapes
 
     spec = load_spec(op)
     names = [s.name for s in select_shapes(spec, shapes)]
     if not sources:
         raise UsageError(f"tune {op}: no variants to time")
+    if baseline is not None and not 0 <= baseline < len(sources):
+        raise UsageError(f"tune {op}: baseline {baseline} is not one of {len(sources)} sources")
     _require_cuda()
-    tuning = _Tuning(op, sources, timeout_s, _new_seed(seed))
+    tuning = _Tuning(op, sources, timeout_s, _new_seed(seed), baseline)
     tuning.run(list(range(len(sources))), names)
     return tuning.result(names)
 
@@ -166,8 +174,11 @@ def tune_variants(
 class _Tuning:
     """The results of one tune_variants call, gathered over as many workers as it takes."""
 
-    def __init__(self, op: str, sources: list[str], timeout_s: float, seed: int):
+    def __init__(
+        self, op: str, sources: list[str], timeout_s: float, seed: int, baseline: int | None
+    ):
         self.op, self.sources, self.timeout_s, self.seed = op, sources, timeout_s, seed
+        self.baseline = baseline
         self.found: dict[int, dict[str, VariantShape]] = {i: {} for i in range(len(sources))}
         self.compile: dict[int, list[CompileFacts]] = {}
         self.environment: Environment | None = None
@@ -178,6 +189,18 @@ class _Tuning:
         for i in indices:
             for n in shapes:
                 self.found[i].setdefault(n, VariantShape(shape=n, error=error))
+
+    def _halves(self, indices: list[int]) -> list[list[int]]:
+        """A crashed group split in two, the baseline in both halves while it has company (each
+        half still shrinks, so the search ends); a baseline with one variant is split off too,
+        in case the crash was the baseline's."""
+        b = self.baseline
+        others = [i for i in indices if i != b]
+        if b not in indices or len(others) < 2:
+            half = len(indices) // 2
+            return [indices[:half], indices[half:]]
+        half = len(others) // 2
+        return [[b, *others[:half]], [b, *others[half:]]]
 
     def run(self, indices: list[int], shapes: list[str]) -> None:
         """Time `indices` on `shapes` in one worker; after a broken context go on without the
@@ -191,6 +214,7 @@ class _Tuning:
             indices=indices,
             shapes=shapes,
             seed=self.seed,
+            baseline=self.baseline if self.baseline in indices else None,
         )
         result = _run_worker(
             "kernelgen.bench.worker:tune_main", request.model_dump_json(), self.timeout_s
@@ -198,9 +222,8 @@ class _Tuning:
         if isinstance(result, tuple):
             category, reason = result
             if category == "crash" and len(indices) > 1:
-                half = len(indices) // 2
-                self.run(indices[:half], shapes)
-                self.run(indices[half:], shapes)
+                for part in self._halves(indices):
+                    self.run(part, shapes)
             else:
                 self._fill(indices, shapes, f"{category}: {reason}")
             return
@@ -233,44 +256,52 @@ class _Tuning:
         return TuneResult(variants=variants, environment=self.environment)
 
 
-def _comparable(a: ShapeTiming, b: ShapeTiming) -> tuple[float, float, float]:
-    """(time of a, time of b, noise) for one shape. Launch-bound shapes are compared on their
-    CUDA-graph times when both have one: a single launch timed by do_bench measures the host's
-    launch jitter (30% round to round on the H200 machine) more than the kernel."""
-    launch = "launch" in (a.bound, b.bound)
-    if launch and a.candidate.graph_us and b.candidate.graph_us:
-        return a.candidate.graph_us, b.candidate.graph_us, GRAPH_NOISE
-    return a.candidate.median_us, b.candidate.median_us, max(a.candidate.spread, b.candidate.spread)
-
-
-def _ratios(new: BenchRecord, best: BenchRecord) -> tuple[dict[str, float], dict[str, float]]:
-    """Per shape timed for both: best time / new time, and the noise of that comparison."""
+def _ratios(
+    new: BenchRecord, best: BenchRecord
+) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    """Per shape timed for both: best time / new time and the noise of that comparison, from
+    figures measured the same way (roofline.comparable); apart, the shapes whose figures share
+    no method, each with the two methods."""
     ours = {s.shape: s for s in new.shapes}
     ratios: dict[str, float] = {}
     noises: dict[str, float] = {}
+    apart: dict[str, str] = {}
     for theirs in best.shapes:
         mine = ours.get(theirs.shape)
         if mine is None:
             continue
-        t_best, t_new, noise = _comparable(theirs, mine)
+        pair = roofline.comparable(theirs.candidate, mine.candidate)
+        if pair is None:
+            apart[theirs.shape] = f"{mine.candidate.method} here, {theirs.candidate.method} there"
+            continue
+        t_best, t_new, noise = pair
         ratios[theirs.shape] = t_best / t_new
         noises[theirs.shape] = noise
-    return ratios, noises
+    return ratios, noises, apart
 
 
 def speedup(new: BenchRecord, best: BenchRecord) -> float | None:
     """Geometric mean over shapes of best time / new time, as the acceptance rule counts it."""
-    ratios, _ = _ratios(new, best)
+    ratios, _, _ = _ratios(new, best)
     return geomean(ratios.values())
+
+
+def _jittery(a: ShapeTiming, b: ShapeTiming) -> bool:
+    """A launch-bound shape compared on do_bench times: one launch timed alone measures the
+    host's launch gap (162% round to round on the H200 machine) more than the kernel."""
+    both_do_bench = a.candidate.method == b.candidate.method == "do_bench"
+    return both_do_bench and "launch" in (a.bound, b.bound)
 
 
 def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     """The acceptance rule: does `new` beat `best` (both timed in the same interleaved run)?
 
-    The geometric-mean speedup must beat 1 + max(2%, 3 x noise), where the noise is the median
-    over shapes of the larger of the two spreads, taken over the bandwidth- and compute-bound
-    shapes when there are any (launch-bound ones are the jitter, not the signal). No shape may
-    regress by more than max(5%, 3 x its own noise)."""
+    Each shape is compared on figures of one method: the headline (graph time for kernels under
+    ~50 us, do_bench above), which the contenders of one run share. The geometric-mean speedup
+    must beat 1 + max(2%, 3 x noise), where the noise is the median over shapes of the larger of
+    the two spreads, taken over the shapes that are not launch-bound do_bench comparisons when
+    there are any (those are jitter, not signal). No shape may regress by more than max(5%,
+    3 x its own noise)."""
     lost = [f for f in new.failed if f.who == "candidate"]
     if lost:
         return False, f"failed on {lost[0].shape}: {lost[0].error}"
@@ -282,12 +313,15 @@ def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     missing = [n for n in theirs if n not in ours]
     if missing:
         return False, f"no time on {', '.join(missing)}"
-    ratios, noises = _ratios(new, best)
+    ratios, noises, apart = _ratios(new, best)
+    if apart:
+        n, how = next(iter(apart.items()))
+        return False, f"{n}: no figure measured the same way for both ({how})"
     common = list(ratios)
     if not common:
         return False, "no shape was timed for both"
     gain = geomean(ratios.values()) or 0.0
-    steady = [n for n in common if "launch" not in (ours[n].bound, theirs[n].bound)]
+    steady = [n for n in common if not _jittery(ours[n], theirs[n])]
     noise = statistics.median(noises[n] for n in (steady or common))
     need = 1.0 + max(MIN_GAIN, NOISE_FACTOR * noise)
     for n in sorted(common, key=ratios.__getitem__):

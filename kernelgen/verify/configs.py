@@ -24,7 +24,11 @@ def largest_space(module: Any) -> int:
 def install(compile_all: bool) -> None:
     from triton.runtime import autotuner
 
-    run = autotuner.Autotuner.run
+    autotuner.Autotuner.run = one_by_one(autotuner.Autotuner.run, compile_all)  # type: ignore[method-assign]
+
+
+def one_by_one(run: Any, compile_all: bool) -> Any:
+    """Wrap an Autotuner's run: the next config per launch, or every config when compiling."""
 
     def one_config(self: Any, *args: Any, **kwargs: Any) -> Any:
         configs = self.configs
@@ -45,4 +49,4 @@ def install(compile_all: bool) -> None:
             self.configs = configs
         return result
 
-    autotuner.Autotuner.run = one_config  # type: ignore[method-assign]
+    return one_config

@@ -158,6 +158,18 @@ class Evaluator:
         self.judged[digest] = verdict
         return verdict
 
+    def sanitize_only(self, path: Path) -> tuple[Failure | None, list[str]]:
+        """The small cases of an already accepted candidate under compute-sanitizer: the check
+        made before promotion. Returns the failure (None when clean) and the tools run clean."""
+        cases = [c for c in self.cases() if c.interpreter] or self.cases()[:1]
+        try:
+            return None, sanitizer.check(self, path.resolve(), cases)
+        except Rejected as r:
+            failure = r.failure
+            if r.case:
+                failure = Failure(failure.category, f"case {r.case}: {failure.reason}")
+            return failure, []
+
     def cases(self) -> list[Case]:
         return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
 
@@ -369,8 +381,13 @@ class _Judging:
         fail = _structure(reply, inputs.native, self.device)
         if fail:
             raise Rejected(fail)
-        loaded = torch.load(out_file, map_location=_judge_device(self.device), weights_only=True)
-        out = tuple(loaded) if reply.tuple_out else loaded[0]
+        try:
+            loaded = torch.load(
+                out_file, map_location=_judge_device(self.device), weights_only=True
+            )
+            out = tuple(loaded) if reply.tuple_out else loaded[0]
+        except Exception as e:  # the file is the candidate process's: anything may be in it
+            raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
         self.judge_values(out, inputs.ref, inputs.native, case)
         if reply.input_digests != inputs.digests:
             raise Rejected(Failure("mutation", "an input changed during the call"))

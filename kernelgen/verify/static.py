@@ -6,41 +6,66 @@ compute grids and launch. The rules below reject what the contract forbids where
 in the source: foreign imports, fallbacks, hidden state, monkeypatching, escape hatches (streams,
 graphs, compile), torch compute in the launcher, and a module whose entry never launches a kernel.
 
-Names are resolved through the module's imports, so `tl.exp` reads as `triton.language.exp` and
-`from torch import empty` makes `empty` read as `torch.empty`; rebinding an imported name is itself
-a violation, which keeps that reading sound.
+Every name is checked against closed lists (`allowlist.py`): a dotted path into a module must be
+listed in full, a builtin must be listed, an attribute of a value must be listed (one list for the
+launcher, a narrower one inside kernels). A module root is never enough: modules re-export other
+modules, and `typing.sys._getframe(1).f_back` was how candidates reached the judge's frames.
+Names are resolved through the module's imports, so `tl.exp` reads as `triton.language.exp`;
+rebinding an imported name or a builtin is itself a violation, which keeps that reading sound.
 
 What static rules cannot see: binary operators (`x * y` is legitimate on the ints that make grids
-and strides and looks the same on tensors), tensors reached through containers, and anything
-decided at run time. The runtime dispatch guard (contract check 6) catches the tensor arithmetic
-that slips through here; these rules are never the only gate.
+and strides and looks the same on tensors), tensors reached through containers, aliases of module
+state (`cache = _BUF; cache[k] = y`), and anything decided at run time. The run-time checks
+(dispatch guard, fresh buffers, a second call) catch what slips through; these rules are never the
+only gate.
 """
 
 from __future__ import annotations
 
 import ast
 
-import torch
 from pydantic import BaseModel, ConfigDict
+
+from kernelgen.verify import allowlist as allow
 
 # Every rule's reason is a constant (as in KernelBench's static checker); a violation prefixes it
 # with what was found.
 RULES: dict[str, str] = {
-    "forbidden-import": "only torch, triton, triton.language(.extra), math, functools, typing, "
-    "itertools and operator may be imported; anything else reaches the OS, the harness or the "
+    "forbidden-import": "only torch, triton, triton.language (tl.math, "
+    "triton.language.extra.libdevice), math, functools, typing, itertools and operator may be "
+    "imported, and from them only listed names; anything else reaches the OS, the harness or the "
     "reference",
+    "unlisted-name": "only listed names may be used: the allocation and query API of torch, "
+    "triton's jit/autotune/heuristics/Config/cdiv/next_power_of_2, the triton.language API, "
+    "libdevice, math, a few names of functools/typing/itertools/operator, and names the module "
+    "defines; any other path can be a module reached through another (triton.language.core, "
+    "typing.sys) that leads to the OS, the interpreter's frames or the judge",
     "try": "try/except is a fallback path: a kernel that fails must fail, not fall back to torch",
     "global": "global/nonlocal state survives between calls (cached outputs, call counters)",
     "module-state": "a function may not change module-level values: state that survives "
     "between calls lets a kernel cache outputs or behave differently once it is being timed",
+    "default": "a default is evaluated once at import and shared by every call: only literal "
+    "constants (numbers, strings, booleans, None, tuples of them) may be defaults",
+    "generator": "yield, async and await make resumable frames that carry state from one call "
+    "to the next and expose frames (gi_frame, cr_frame); a candidate needs none",
     "class-def": "classes make tensor subclasses, autograd Functions and stateful objects; a "
     "candidate needs none",
-    "forbidden-builtin": "this builtin runs code, opens files or reaches attributes by name, "
-    "past every other rule",
+    "decorator": "only @triton.jit, @triton.autotune and @triton.heuristics (on a module-level "
+    "kernel) and @functools.lru_cache/@functools.cache (on a config lookup) may decorate: any "
+    "other decorator replaces the function with code the rules never read",
+    "cache": "a cache may only wrap a module-level config lookup: not the entry, every parameter "
+    "annotated `int`, no torch, no kernel, no other module function, no new list/dict/set/"
+    "generator returned; a cached launcher returns the same output object on every call",
+    "forbidden-builtin": "only listed builtins may be named, called or not (len, range, min, "
+    "max, int, float, isinstance, sorted, zip... and exceptions): the others run code (eval, "
+    "exec, compile), open files, reach attributes by name (getattr, setattr, hasattr, vars), "
+    "make classes (type), carry state (iter, next) or print into the judge's logs",
     "dunder": "dunder names and attributes (__class__, __globals__, __builtins__) reach the "
     "interpreter's internals",
-    "monkeypatch": "assigning or deleting an attribute rewires torch, triton, a kernel or a "
-    "tensor the harness relies on",
+    "frame": "frame, generator, traceback, code and cell attributes (f_back, f_globals, "
+    "gi_frame, tb_frame, cell_contents) walk up the stack into the caller's frames",
+    "monkeypatch": "assigning or deleting an attribute, or changing an item of an import or a "
+    "module-level function, rewires torch, triton, a kernel or a tensor the harness relies on",
     "import-alias": "an imported name may not be rebound, and a module may only be used as "
     "`module.attr`: an alias would hide what actually runs",
     "escape-hatch": "streams, graphs, compilers, extensions, runtime internals and global "
@@ -49,8 +74,18 @@ RULES: dict[str, str] = {
     "and query devices; any other torch API computes outside the candidate's kernels",
     "launcher-arithmetic": "outside kernels a tensor may only be queried, viewed or "
     "layout-copied (.contiguous, .reshape); this method computes or moves data",
+    "attribute": "outside kernels only listed attributes of a value may be used (tensor "
+    "queries and views; dict, list and str methods; dtype, device and device-property fields): "
+    "others reach a kernel's internals, a function's globals, or (str.format) anything by name",
     "kernel-torch": "a @triton.jit kernel is device code with no torch; torch there runs only "
     "under the CPU interpreter, as plain Python",
+    "kernel-name": "a @triton.jit kernel may name only triton.language (with libdevice), math, "
+    "its own parameters and locals, module-level kernels and constants, and range/len/min/max/"
+    "int/float/isinstance: anything else is host Python that runs only under the interpreter",
+    "kernel-attribute": "inside a kernel only listed tl.tensor and dtype attributes may be used "
+    "(to, reshape, trans, permute, view, dtype, shape, element_ty...): under the CPU interpreter "
+    "a tl.constexpr argument can be a real torch tensor, whose .sum() or .copy_() computes or "
+    "writes outside any kernel",
     "top-level-code": "module level may hold only a docstring, imports, functions and constant "
     "assignments: nothing may run at import",
     "no-entry": "the module must define the operator's function at top level",
@@ -67,114 +102,26 @@ class Violation(BaseModel):
     reason: str
 
 
-_MODULES = frozenset(
-    {"torch", "triton", "triton.language", "math", "functools", "typing", "itertools", "operator"}
-)
-_EXTRA = "triton.language.extra"  # libdevice and friends: device math, imported as modules
-
-_BUILTINS = frozenset(
-    {"open", "exec", "eval", "compile", "__import__", "globals", "locals", "vars", "getattr",
-     "setattr", "delattr", "breakpoint", "input", "memoryview", "exit", "quit",
-     "type"}  # type(x) with one argument only reads, and _call lets it through
-)  # fmt: skip
-# getattr by another name.
-_DYNAMIC = frozenset({"operator.attrgetter", "operator.methodcaller"})
-_DUNDER_OK = frozenset({"__name__", "__doc__"})
-# Methods that change a list, dict or set in place.
-_MUTATORS = frozenset(
-    {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "remove",
-     "add", "discard", "sort", "reverse", "__setitem__", "__delitem__"}
-)  # fmt: skip
-
-# Matched component-wise: the path itself or anything under it.
-_ESCAPES = (
-    "torch.cuda.Stream", "torch.cuda.ExternalStream", "torch.cuda.StreamContext",
-    "torch.cuda.stream", "torch.cuda.streams", "torch.cuda.current_stream",
-    "torch.cuda.default_stream", "torch.cuda.Event", "torch.cuda.graph", "torch.cuda.graphs",
-    "torch.cuda.CUDAGraph", "torch.cuda.make_graphed_callables", "torch.cuda.synchronize",
-    "torch.cuda.empty_cache", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
-    "torch.cuda.amp", "torch.Stream", "torch.Event", "torch.compile", "torch.jit",
-    "torch.library", "torch.ops", "torch.backends", "torch.utils", "torch.autograd",
-    "torch.multiprocessing", "torch.distributed", "torch.fx", "torch.export", "torch.overrides",
-    "torch.func", "torch.hub", "torch.load", "torch.save", "torch.random", "torch.manual_seed",
-    "torch.seed", "torch.use_deterministic_algorithms", "torch.accelerator",
-    "triton.testing", "triton.runtime", "triton.compiler", "triton.compile", "triton.knobs",
-    "triton.backends",
-)  # fmt: skip
-# Matched as plain string prefixes: private modules, setters of global state, allocator knobs.
-_ESCAPE_PREFIXES = ("torch._", "torch.set_", "torch.cuda._", "torch.cuda.set_",
-                    "torch.cuda.memory", "torch.cuda.caching_allocator", "triton._")  # fmt: skip
-
-# What the launcher may touch in torch, beyond dtypes (derived below).
-_TORCH_LAUNCHER = frozenset(
-    {"torch.empty", "torch.empty_like", "torch.empty_strided", "torch.zeros", "torch.zeros_like",
-     "torch.Tensor", "torch.Size", "torch.dtype", "torch.device", "torch.finfo", "torch.iinfo",
-     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.cuda.is_available",
-     "torch.cuda.device", "torch.cuda.device_count", "torch.cuda.current_device",
-     "torch.cuda.get_device_properties", "torch.cuda.get_device_capability",
-     "torch.cuda.get_device_name"}
-)  # fmt: skip
-_DTYPES = frozenset(f"torch.{n}" for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype))
-
-# Tensor attributes a launcher may use: queries, views and layout copies. `is_*` are queries too.
-_TENSOR_OK = frozenset(
-    {"contiguous", "view", "reshape", "view_as", "reshape_as", "stride", "size", "dim",
-     "ndimension", "numel", "nelement", "element_size", "data_ptr", "storage_offset",
-     "get_device", "dim_order", "t", "transpose", "swapaxes", "swapdims", "permute", "movedim",
-     "moveaxis", "unsqueeze", "squeeze", "flatten", "unflatten", "expand", "expand_as",
-     "as_strided", "narrow", "select", "unbind", "split", "tensor_split", "chunk", "diagonal",
-     "unfold", "detach", "new_empty", "new_empty_strided", "new_zeros", "shape", "dtype",
-     "device", "layout", "ndim", "itemsize", "nbytes", "requires_grad", "T", "mT", "H", "mH",
-     "real", "imag", "name"}
-)  # fmt: skip
-
-
-def _tensor_attr_ok(name: str) -> bool:
-    return name in _TENSOR_OK or name.startswith("is_")
-
-
-# Every other public Tensor attribute of the installed torch computes, moves data, syncs or reaches
-# storage/autograd/streams; deriving the list keeps it complete as torch grows. Two names are far
-# more common on dicts and lists than on tensors (`cfg.values()`, `shape.index(n)`) and do no
-# arithmetic, so they stay allowed.
-_TENSOR_DENIED = frozenset(
-    n for n in dir(torch.Tensor) if not n.startswith("_") and not _tensor_attr_ok(n)
-) - {"values", "index"}
-# Read without a call these are data: `torch.finfo(dt).max`, `x.device.type`.
-_FIELDS = frozenset({"max", "min", "type"})
-
-# The only calls module level may make: constant builders for meta-parameters.
-_TOP_LEVEL_CALLS = frozenset({"triton.language.constexpr", "triton.Config"})
-_TOP_LEVEL_BUILTINS = frozenset({"dict", "range"})
-
-
 def check_source(source: str, entry: str) -> list[Violation]:
     """Every rule violation in `source`, by line. A SyntaxError from parsing propagates."""
     tree = ast.parse(source)
-    checker = _Checker(tree)
-    checker.run(entry)
+    checker = _Checker(tree, entry)
+    checker.run()
     return sorted(checker.found, key=lambda v: v.line)  # stable: on one line, as found
 
 
-def _module_ok(path: str) -> bool:
-    return path in _MODULES or path == _EXTRA or path.startswith(_EXTRA + ".")
-
-
 def _is_escape(path: str) -> bool:
-    return path.startswith(_ESCAPE_PREFIXES) or any(
-        path == p or path.startswith(p + ".") for p in _ESCAPES
+    return path.startswith(allow.ESCAPE_PREFIXES) or any(
+        path == p or path.startswith(p + ".") for p in allow.ESCAPES
     )
 
 
-def _torch_launcher_ok(path: str) -> bool:
-    parts = path.split(".")
-    if path in _TORCH_LAUNCHER or ".".join(parts[:2]) in _DTYPES:
-        return True
-    return parts[:2] == ["torch", "Tensor"] and len(parts) == 3 and _tensor_attr_ok(parts[2])
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name not in allow.DUNDER_OK
 
 
-def _decorator_path(node: ast.expr, aliases: dict[str, str]) -> str | None:
-    return _resolve(node.func if isinstance(node, ast.Call) else node, aliases)
+def _is_frame(name: str) -> bool:
+    return name.startswith(allow.FRAME_PREFIXES) or name in allow.FRAME_NAMES
 
 
 def _resolve(node: ast.expr, aliases: dict[str, str]) -> str | None:
@@ -187,9 +134,64 @@ def _resolve(node: ast.expr, aliases: dict[str, str]) -> str | None:
     return None
 
 
+def _decorator_path(node: ast.expr, aliases: dict[str, str]) -> str | None:
+    return _resolve(node.func if isinstance(node, ast.Call) else node, aliases)
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name at the bottom of `a.b[c].d`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _params(args: ast.arguments) -> list[ast.arg]:
+    extra = [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *extra]
+
+
+def _bound(root: ast.AST) -> set[str]:
+    """Every name that `root` binds anywhere: parameters, targets, defs, imports, patterns."""
+    names: set[str] = set()
+    for n in ast.walk(root):
+        if isinstance(n, ast.arg):
+            names.add(n.arg)
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, ast.alias):
+            names.add(n.asname or n.name.split(".")[0])
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and n.name:
+            names.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names.add(n.rest)
+    return names
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value is None or isinstance(node.value, (bool, int, float, str))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        operand = node.operand
+        return isinstance(operand, ast.Constant) and type(operand.value) in (int, float)
+    return isinstance(node, ast.Tuple) and all(_literal(e) for e in node.elts)
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+_FRESH = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp,
+          ast.Lambda)  # fmt: skip
+_GENERATORS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)
+
+
 class _Checker:
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, entry: str) -> None:
         self.tree = tree
+        self.entry = entry
         self.found: list[Violation] = []
         self.aliases: dict[str, str] = {}  # bound name -> dotted path it was imported as
         self.modules: set[str] = set()  # bound names that are modules, not functions
@@ -204,22 +206,28 @@ class _Checker:
         }
         # Values the module binds at top level (TUNED, constants): readable, never changed.
         self.state = {
-            t.id
+            n.id
             for stmt in tree.body
             if isinstance(stmt, (ast.Assign, ast.AnnAssign))
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-            if isinstance(t, ast.Name)
+            for n in ast.walk(t)
+            if isinstance(n, ast.Name)
         }
+        self.bound = _bound(tree)
+        # Parameters of the functions and lambdas being walked, innermost last: they shadow
+        # everything, and they are the only way a forbidden builtin's name may be bound.
+        self.params: list[set[str]] = []
+        self.kernel_locals: set[str] = set()  # names bound in the kernel being walked
 
     def flag(self, rule: str, node: ast.AST, found: str) -> None:
         line = getattr(node, "lineno", 1)  # the module itself has none
         self.found.append(Violation(rule=rule, line=line, reason=f"{found}: {RULES[rule]}"))
 
-    def run(self, entry: str) -> None:
+    def run(self) -> None:
         for stmt in self.tree.body:
             self._top_level(stmt)
             self._visit(stmt, kernel=False)
-        self._entry(entry)
+        self._entry()
 
     def _bind_imports(self) -> None:
         # Flow-insensitive on purpose: any later rebinding is itself flagged (import-alias).
@@ -232,12 +240,14 @@ class _Checker:
                 for a in node.names:
                     path = f"{node.module}.{a.name}"
                     if a.name != "*":
-                        self._bind(node, a.asname or a.name, path, module=_module_ok(path))
+                        self._bind(node, a.asname or a.name, path, module=path in allow.MODULES)
 
     def _bind(self, node: ast.AST, name: str, path: str, *, module: bool) -> None:
         if self.aliases.get(name, path) != path:
             self.flag("import-alias", node, f"`{name}` imported as both {self.aliases[name]} "
                       f"and {path}")  # fmt: skip
+        if name in allow.FORBIDDEN_BUILTINS:  # `from math import ceil as open`
+            self.flag("import-alias", node, f"import shadows the builtin `{name}`")
         self.aliases[name] = path
         if module:
             self.modules.add(name)
@@ -245,24 +255,20 @@ class _Checker:
     def _imports(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for a in node.names:
-                if not _module_ok(a.name):
+                if a.name not in allow.MODULES:
                     self.flag("forbidden-import", node, f"import {a.name}")
             return
         module = "." * node.level + (node.module or "")
         if module == "__future__":
             return
-        if not _module_ok(module):
+        if module not in allow.MODULES:
             self.flag("forbidden-import", node, f"from {module} import ...")
             return
         for a in node.names:
             path = f"{module}.{a.name}"
             if a.name == "*":
                 self.flag("forbidden-import", node, f"from {module} import *")
-            elif not _module_ok(path) and (
-                _is_escape(path)
-                or path in _DYNAMIC
-                or (module == "torch" and not _torch_launcher_ok(path))
-            ):
+            elif path not in allow.MODULES and path not in allow.PATHS:
                 self.flag("forbidden-import", node, f"from {module} import {a.name}")
 
     def _top_level(self, stmt: ast.stmt) -> None:
@@ -282,8 +288,8 @@ class _Checker:
         """Literals, names and arithmetic on them, comprehensions over them, config builders."""
         if isinstance(node, ast.Call):
             path = _resolve(node.func, self.aliases)
-            builtin = isinstance(node.func, ast.Name) and node.func.id in _TOP_LEVEL_BUILTINS
-            if not (builtin or path in _TOP_LEVEL_CALLS):
+            builtin = isinstance(node.func, ast.Name) and node.func.id in allow.TOP_LEVEL_BUILTINS
+            if not (builtin or path in allow.TOP_LEVEL_CALLS):
                 return False
             return all(self._constant(a) for a in node.args) and all(
                 self._constant(k.value) for k in node.keywords
@@ -311,11 +317,16 @@ class _Checker:
             self.flag("global", node, f"{type(node).__name__.lower()} {', '.join(node.names)}")
         elif isinstance(node, ast.ClassDef):
             self.flag("class-def", node, f"class {node.name}")
+        elif isinstance(node, _GENERATORS):
+            self.flag("generator", node, f"`{type(node).__name__.lower()}`")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(node, kernel=kernel)
             return
+        elif isinstance(node, ast.Lambda):
+            self._scope(node, [node.body], "lambda", kernel=kernel)
+            return
         elif isinstance(node, ast.arg):
-            self._binding(node, node.arg)
+            self._binding(node, node.arg, param=True)
         elif isinstance(node, ast.Call):
             self._call(node, kernel=kernel)
             return
@@ -325,80 +336,162 @@ class _Checker:
             self._attribute(node, kernel=kernel, called=False)
             return
         elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
-            root = node.value
-            while isinstance(root, (ast.Attribute, ast.Subscript)):
-                root = root.value
-            if isinstance(root, ast.Name) and root.id in self.aliases:
-                self.flag("monkeypatch", node, f"item assignment into `{root.id}`")
-            elif isinstance(root, ast.Name) and root.id in self.state:
-                self.flag("module-state", node, f"item assignment into `{root.id}`")
+            self._mutation(node, _root(node), "item assignment into")
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            self._binding(node, node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            self._binding(node, node.rest)
         for child in ast.iter_child_nodes(node):
             self._visit(child, kernel=kernel)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, *, kernel: bool) -> None:
+        if isinstance(node, ast.AsyncFunctionDef):
+            self.flag("generator", node, f"async def {node.name}")
         self._binding(node, node.name)
-        for default in [*node.args.defaults, *node.args.kw_defaults]:
-            # A mutable default is one object shared by every call: module state by another name.
-            if isinstance(
-                default, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
-            ) or (
-                isinstance(default, ast.Call)
-                and isinstance(default.func, ast.Name)
-                and default.func.id in ("list", "dict", "set", "bytearray")
-            ):
-                self.flag("module-state", default, f"mutable default in `def {node.name}`")
-        # Decorators, annotations and defaults run on the host at import, whatever the body is.
-        for part in [*node.decorator_list, node.args, *([node.returns] if node.returns else [])]:
+        top = node in self.tree.body
+        is_kernel = top and node.name in self.kernels
+        self._decorators(node, top=top, is_kernel=is_kernel)
+        # Decorators and return annotations run on the host at import, whatever the body is.
+        for part in [*node.decorator_list, *([node.returns] if node.returns else [])]:
             self._visit(part, kernel=kernel)
-        body_is_kernel = kernel or (
-            node in self.tree.body and node.name in self.kernels
-        )  # nested defs inherit their parent's side
-        for stmt in node.body:
-            self._visit(stmt, kernel=body_is_kernel)
+        outer = self.kernel_locals
+        if is_kernel:
+            self.kernel_locals = _bound(node)
+        self._scope(node, node.body, f"def {node.name}", kernel=kernel, body_kernel=is_kernel)
+        self.kernel_locals = outer
 
-    def _binding(self, node: ast.AST, name: str) -> None:
-        if name.startswith("__") and name not in _DUNDER_OK:
+    def _scope(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+        body: list[ast.stmt] | list[ast.expr],
+        what: str,
+        *,
+        kernel: bool,
+        body_kernel: bool = False,
+    ) -> None:
+        """Parameters (annotations and defaults on the caller's side), then the body."""
+        args = node.args
+        for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+            if not _literal(default):
+                self.flag("default", default, f"`{_short(default)}` as a default in `{what}`")
+        self._visit(args, kernel=kernel)
+        self.params.append({a.arg for a in _params(args)})
+        for stmt in body:  # nested defs inherit their parent's side
+            self._visit(stmt, kernel=kernel or body_kernel)
+        self.params.pop()
+
+    def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, *, top: bool,
+                    is_kernel: bool) -> None:  # fmt: skip
+        allowed = allow.DECORATORS_KERNEL if is_kernel else allow.DECORATORS_CACHE
+        cached = False
+        for d in node.decorator_list:
+            path = _decorator_path(d, self.aliases)
+            if path not in allowed:
+                where = "a kernel" if is_kernel else f"`def {node.name}`"
+                self.flag("decorator", d, f"`@{_short(d)}` on {where}")
+            cached |= path in allow.DECORATORS_CACHE
+        if cached:
+            self._cache(node, top=top)
+
+    def _cache(self, node: ast.FunctionDef | ast.AsyncFunctionDef, *, top: bool) -> None:
+        """A cached function may only map shape numbers to configs: nothing it returns can be a
+        tensor, a launch result or a fresh container that later calls would share."""
+        name = node.name
+        if not top or name == self.entry:
+            self.flag("cache", node, f"cached {'entry' if top else 'nested'} `def {name}`")
+            return
+        for a in _params(node.args):
+            if not (isinstance(a.annotation, ast.Name) and a.annotation.id == "int"):
+                self.flag("cache", a, f"parameter `{a.arg}` of cached `{name}` is not `int`")
+        for sub in (n for stmt in node.body for n in ast.walk(stmt)):
+            if not isinstance(sub, ast.Name) or not isinstance(sub.ctx, ast.Load):
+                continue
+            path = self.aliases.get(sub.id, "")
+            other = sub.id in self.functions and sub.id != name
+            if path.split(".")[0] == "torch" or other:
+                self.flag("cache", sub, f"cached `{name}` uses `{sub.id}`")
+        for sub in self._own_nodes(node):
+            value = sub.value if isinstance(sub, ast.Return) else None
+            fresh = isinstance(value, _FRESH) or (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in ("list", "dict", "set")
+            )
+            if fresh:
+                self.flag("cache", sub, f"cached `{name}` returns a new `{_short(value)}`")
+
+    def _own_nodes(self, node: ast.AST) -> list[ast.AST]:
+        """The nodes of a function's body, not those of functions nested in it."""
+        out, todo = [], list(ast.iter_child_nodes(node))
+        while todo:
+            n = todo.pop()
+            out.append(n)
+            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                todo.extend(ast.iter_child_nodes(n))
+        return out
+
+    def _binding(self, node: ast.AST, name: str, *, param: bool = False) -> None:
+        if _is_dunder(name):
             self.flag("dunder", node, f"name `{name}`")
         if name in self.aliases:
             self.flag("import-alias", node, f"`{name}` rebound")
+        elif name in allow.FORBIDDEN_BUILTINS and not param:
+            # A parameter is seen by _name through self.params; any other binding of the name
+            # could shadow it in one scope while another scope reaches the real builtin.
+            self.flag("forbidden-builtin", node, f"`{name}` rebound")
+
+    def _is_param(self, name: str) -> bool:
+        return any(name in scope for scope in self.params)
 
     def _call(self, node: ast.Call, *, kernel: bool) -> None:
-        func = node.func
-        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 1:
-            pass  # type(x) only reads; three-argument type() makes a class
-        elif isinstance(func, ast.Attribute):
-            if (
-                isinstance(func.value, ast.Name)
-                and func.value.id in self.state
-                and func.attr in _MUTATORS
-            ):
-                self.flag("module-state", node, f"`{func.value.id}.{func.attr}(...)`")
-            self._attribute(func, kernel=kernel, called=True)
+        if isinstance(node.func, ast.Attribute):
+            self._attribute(node.func, kernel=kernel, called=True)
         else:
-            self._visit(func, kernel=kernel)
+            self._visit(node.func, kernel=kernel)
         for child in [*node.args, *node.keywords]:
             self._visit(child, kernel=kernel)
 
     def _name(self, node: ast.Name, *, kernel: bool) -> None:
+        name = node.id
         if not isinstance(node.ctx, ast.Load):
-            self._binding(node, node.id)
+            self._binding(node, name)
             return
-        if node.id.startswith("__") and node.id not in _DUNDER_OK:
-            self.flag("dunder", node, f"name `{node.id}`")
-        if node.id in _BUILTINS:
-            self.flag("forbidden-builtin", node, f"`{node.id}`")
-        if node.id in self.modules:
+        if _is_dunder(name):
+            self.flag("dunder", node, f"name `{name}`")
+        elif self._is_param(name) or (kernel and name in self.kernel_locals):
+            return
+        elif name in allow.FORBIDDEN_BUILTINS:
+            self.flag("forbidden-builtin", node, f"`{name}`")
+        elif name in self.modules:
             # Reached only when not the base of an attribute chain (_attribute stops there).
-            self.flag("import-alias", node, f"module `{node.id}` used bare")
-        elif node.id in self.aliases:
-            self._path(node, self.aliases[node.id], kernel=kernel)
+            self.flag("import-alias", node, f"module `{name}` used bare")
+        elif name in self.aliases:
+            self._path(node, self.aliases[name], kernel=kernel)
+        elif kernel:
+            if not (name in self.kernels or name in self.state or name in allow.KERNEL_BUILTINS):
+                self.flag("kernel-name", node, f"`{name}` in a kernel")
+        elif name not in self.bound and name not in allow.BUILTINS and name not in allow.DUNDER_OK:
+            self.flag("unlisted-name", node, f"`{name}` is neither defined here nor listed")
+
+    def _attr_name(self, node: ast.AST, attr: str) -> bool:
+        """Dunder and frame attributes, by any route; True when one was flagged."""
+        if _is_dunder(attr):
+            self.flag("dunder", node, f"attribute `.{attr}`")
+        elif _is_frame(attr):
+            self.flag("frame", node, f"attribute `.{attr}`")
+        else:
+            return False
+        return True
 
     def _attribute(self, node: ast.Attribute, *, kernel: bool, called: bool) -> None:
-        if node.attr.startswith("__") and node.attr not in _DUNDER_OK:
-            self.flag("dunder", node, f"attribute `.{node.attr}`")
         path = _resolve(node, self.aliases)
+        chain: ast.expr = node
+        while path is not None and isinstance(chain, ast.Attribute):
+            self._attr_name(chain, chain.attr)  # the whole chain is judged here, at once
+            chain = chain.value
+        bad_name = path is None and self._attr_name(node, node.attr)
         if not isinstance(node.ctx, ast.Load):
-            self.flag("monkeypatch", node, f"assignment to `{ast.unparse(node)}`")
+            self.flag("monkeypatch", node, f"assignment to `{_short(node)}`")
             if path is None:
                 self._visit(node.value, kernel=kernel)
             elif _is_escape(path):  # torch.backends...allow_tf32 = True: both rules apply
@@ -406,28 +499,53 @@ class _Checker:
             return
         if path is not None:
             self._path(node, path, kernel=kernel)
-            return  # the whole chain is judged as one path
-        if not kernel and node.attr in _TENSOR_DENIED and (called or node.attr not in _FIELDS):
-            self.flag("launcher-arithmetic", node, f"`.{node.attr}` outside a kernel")
+            return
+        attr = node.attr
+        if attr in allow.MUTATORS:
+            self._mutation(node, _root(node.value), "in-place method on")
+        if bad_name or attr in allow.DUNDER_OK:
+            pass
+        elif kernel:
+            if attr not in allow.KERNEL_ATTRS or (called and attr in allow.KERNEL_FIELDS):
+                self.flag("kernel-attribute", node, f"`.{attr}` in a kernel")
+        elif attr in allow.TENSOR_DENIED and (called or attr not in allow.FIELDS):
+            self.flag("launcher-arithmetic", node, f"`.{attr}` outside a kernel")
+        elif attr not in allow.VALUE_ATTRS and attr not in allow.FIELDS:
+            self.flag("attribute", node, f"`.{attr}` outside a kernel")
         self._visit(node.value, kernel=kernel)
 
+    def _mutation(self, node: ast.AST, root: str | None, what: str) -> None:
+        """Item assignment or an in-place method on something rooted at a module-level name."""
+        if root is None or self._is_param(root):
+            return
+        if root in self.aliases or root in self.functions:
+            self.flag("monkeypatch", node, f"{what} `{root}`")
+        elif root in self.state:
+            self.flag("module-state", node, f"{what} `{root}`")
+
     def _path(self, node: ast.AST, path: str, *, kernel: bool) -> None:
-        if path in _DYNAMIC:
+        if path in allow.DYNAMIC:
             self.flag("forbidden-builtin", node, f"`{path}`")
         elif _is_escape(path):
             self.flag("escape-hatch", node, f"`{path}`")
         elif path.split(".")[0] == "torch":
             if kernel:
                 self.flag("kernel-torch", node, f"`{path}` in a kernel")
-            elif not _torch_launcher_ok(path):
+            elif path not in allow.PATHS:
                 self.flag("launcher-torch", node, f"`{path}` outside a kernel")
+        elif path in allow.MODULES:
+            self.flag("import-alias", node, f"module `{path}` used bare")
+        elif path not in allow.PATHS:
+            self.flag("unlisted-name", node, f"`{path}`")
+        elif kernel and not path.startswith(allow.KERNEL_ROOTS):
+            self.flag("kernel-name", node, f"`{path}` in a kernel")
 
-    def _entry(self, entry: str) -> None:
-        root = self.functions.get(entry)
+    def _entry(self) -> None:
+        root = self.functions.get(self.entry)
         if root is None:
-            self.flag("no-entry", self.tree, f"no top-level `def {entry}`")
+            self.flag("no-entry", self.tree, f"no top-level `def {self.entry}`")
             return
-        seen, todo = {entry}, [root]
+        seen, todo = {self.entry}, [root]
         while todo:
             for node in ast.walk(todo.pop()):
                 if self._is_launch(node):
@@ -439,7 +557,7 @@ class _Checker:
                 ):
                     seen.add(node.id)
                     todo.append(self.functions[node.id])
-        self.flag("no-kernel-launch", root, f"`{entry}` reaches no `K[grid](...)`")
+        self.flag("no-kernel-launch", root, f"`{self.entry}` reaches no `K[grid](...)`")
 
     def _is_launch(self, node: ast.AST) -> bool:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)):

@@ -1,8 +1,9 @@
-"""The interpreter shims: autotuned kernels run every config in turn; device queries answer."""
+"""Autotuned candidates are judged config by config: each launch runs the next config in turn
+(never the timing path), and a compile-ahead launch compiles every config."""
 
 from __future__ import annotations
 
-from kernelgen.verify import interpreter
+from kernelgen.verify import configs, interpreter
 
 
 class _FakeTuner:
@@ -15,18 +16,25 @@ class _FakeTuner:
         return self.configs[0]
 
 
-def test_each_call_runs_the_next_config() -> None:
+def test_each_launch_runs_the_next_config() -> None:
     tuner = _FakeTuner(["a", "b", "c"])
-    run = interpreter._rotating(_FakeTuner.run)
+    run = configs.one_by_one(_FakeTuner.run, compile_all=False)
     picked = [run(tuner) for _ in range(4)]
     assert picked == ["a", "b", "c", "a"]
     assert all(len(r) == 1 for r in tuner.ran)  # never the do_bench path of several configs
     assert tuner.configs == ["a", "b", "c"]  # restored after each call
 
 
+def test_compile_ahead_compiles_every_config() -> None:
+    tuner = _FakeTuner(["a", "b", "c"])
+    configs.one_by_one(_FakeTuner.run, compile_all=True)(tuner)
+    assert tuner.ran == [["a"], ["b"], ["c"]]
+    assert tuner.configs == ["a", "b", "c"]
+
+
 def test_single_config_untouched() -> None:
     tuner = _FakeTuner(["only"])
-    assert interpreter._rotating(_FakeTuner.run)(tuner) == "only"
+    assert configs.one_by_one(_FakeTuner.run, compile_all=False)(tuner) == "only"
 
 
 def test_stand_in_device_is_the_h200() -> None:
