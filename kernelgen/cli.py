@@ -86,12 +86,21 @@ def verify(
     device: Annotated[DeviceOpt | None, typer.Option(help="default: cuda when present")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="the whole verdict as JSON")] = False,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh)")] = None,
-    timeout: Annotated[float | None, typer.Option(help="hard limit in seconds")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="deadline of each call in seconds (default 50 cpu, 25 cuda)"),
+    ] = None,
+    sanitize: Annotated[
+        bool, typer.Option(help="CUDA: also run the small cases under compute-sanitizer")
+    ] = False,
 ):
-    """Judge one candidate: exit 0 accepted, 1 rejected (with category and reason), 2 usage."""
+    """Judge one candidate: exit 0 accepted (accepted-partial too: some cases not run), 1 rejected
+    (with category and reason), 2 usage."""
     from kernelgen.verify import verify_candidate
 
-    verdict = verify_candidate(op, file, device=_device(device), seed=seed, timeout_s=timeout)
+    verdict = verify_candidate(
+        op, file, device=_device(device), seed=seed, timeout_s=timeout, sanitize=sanitize
+    )
     if json_out:
         emit_json(verdict.model_dump(mode="json"))
     else:
