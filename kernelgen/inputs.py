@@ -63,16 +63,32 @@ def _specials(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     n = x.numel()
     if n == 0:
         return x
+    width = x.shape[-1] if x.dim() else 1
     flat = x.view(-1)
+    all_inf, nan_at = None, None
+    if x.dim() >= 2 and n // width > 2:
+        all_inf, nan_row = torch.randperm(n // width, generator=gen)[:2].tolist()
+        nan_at = nan_row * width + int(torch.randint(0, width, (1,), generator=gen))
+    # Sprinkled outside the all -inf row, so it cannot swallow them.
+    room = n - width if all_inf is not None else n
     few = 1 + n // 32768
-    for special in (math.nan, math.inf, -math.inf):
-        flat[torch.randint(0, n, (few,), generator=gen)] = special
-    if x.dim() >= 2:
-        rows = x.view(-1, x.shape[-1])
-        if rows.shape[0] > 2:
-            all_inf, nan_row = torch.randperm(rows.shape[0], generator=gen)[:2].tolist()
-            rows[all_inf] = -math.inf
-            rows[nan_row, int(torch.randint(0, rows.shape[1], (1,), generator=gen))] = math.nan
+
+    def draw() -> torch.Tensor:
+        pos = torch.randint(0, room, (3, few), generator=gen)
+        return pos if all_inf is None else pos + width * (pos >= all_inf * width)
+
+    pos = draw()
+    # The first NaN, +inf and -inf each get a place of their own: all three are there.
+    need = 3 if nan_at is None else 4
+    while room >= need and len({*pos[:, 0].tolist()} - {nan_at}) < 3:
+        pos = draw()
+    for special, where in zip((math.nan, math.inf, -math.inf), pos, strict=True):
+        flat[where] = special
+    for special, where in zip((math.nan, math.inf, -math.inf), pos[:, 0].tolist(), strict=True):
+        flat[where] = special
+    if all_inf is not None and nan_at is not None:
+        x.view(-1, width)[all_inf] = -math.inf
+        flat[nan_at] = math.nan
     return x
 
 

@@ -297,7 +297,9 @@ class Loop:
 
         self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
         path = store.candidate_path(self.op, self.run.id, rec.id)
-        mine, best = bench_files(self.op, [(rec.id, path), ("best", self._best_path())], peers=True)
+        mine, best = bench_files(
+            self.op, [(rec.id, path), ("best", self._best_path())], peers="cached"
+        )
         wins, why = accepts(mine, best)
         rec = rec.model_copy(
             update={

@@ -49,3 +49,11 @@ def library_dir() -> Path:
 
 def evaluations_dir() -> Path:
     return root() / "evaluations"
+
+
+def triton_cache() -> Path:
+    """Triton's compile cache for candidates, kept across runs (KERNELGEN_TRITON_CACHE names
+    another). Its keys hash the kernel source and every compile option, so a kernel compiled
+    for an earlier run is the same binary; candidates cannot write files (static rules)."""
+    override = os.environ.get("KERNELGEN_TRITON_CACHE")
+    return Path(override) if override else Path.home() / ".cache" / "kernelgen" / "triton"

@@ -68,6 +68,16 @@ class CaseResult(_Record):
 Outcome = Literal["accepted", "accepted-partial", "rejected"]
 
 
+class Phases(_Record):
+    """Where a verification's wall time went, in seconds."""
+
+    truth: float = Field(0.0, description="inputs, float64 reference, torch's own result")
+    compile: float = Field(0.0, description="compile ahead, in parallel runners")
+    start: float = Field(0.0, description="waiting for a warm runner")
+    cases: float = Field(0.0, description="the case grid, four checked calls per case")
+    checks: float = Field(0.0, description="configs, many calls, profiler, sanitizer")
+
+
 class Verdict(_Record):
     op: str
     candidate: str = Field(description="path of the judged file")
@@ -85,7 +95,7 @@ class Verdict(_Record):
     cases: list[CaseResult] = Field(default_factory=list)
     kernels: list[str] = Field(default_factory=list, description="Triton kernels it launched")
     seconds: float
-    compile_seconds: float | None = Field(None, description="compile ahead, apart from seconds")
+    phases: Phases | None = None
     sanitized: list[str] = Field(
         default_factory=list, description="compute-sanitizer tools that ran clean"
     )

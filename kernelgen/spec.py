@@ -47,8 +47,8 @@ from kernelgen.errors import SpecError, UsageError
 DType = Literal["float32", "float16", "bfloat16"]
 TensorDType = Literal["case", "float32", "float16", "bfloat16", "int32", "int64", "bool"]
 # normal: N(0, 1); uniform: U(-1, 1); wide: N(0, 40^2), far from 0; small: N(0, 1e-6), where an
-# epsilon added to a mean square is no longer negligible; neg_inf: a tenth at -inf, every row keeps a
-# finite entry; specials: normal with NaN, +inf and -inf sprinkled in, an all -inf row, a NaN row.
+# epsilon added to a mean square is not negligible; neg_inf: a tenth at -inf, every row keeps a
+# finite entry; specials: normal with a few NaN, +inf and -inf, an all -inf row and a NaN row.
 Dist = Literal["normal", "uniform", "wide", "small", "neg_inf", "specials"]
 Layout = Literal["contiguous", "strided", "transposed"]
 

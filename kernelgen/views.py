@@ -51,7 +51,13 @@ def verdict_text(v: Verdict) -> Text:
         text.append("\n  run with --device cuda for the final word", style="yellow")
     if v.duplicate_of:
         text.append(f"\n  same source as {v.duplicate_of}: judged once", style="dim")
-    compiled = f" (compile ahead {v.compile_seconds:.1f} s)" if v.compile_seconds else ""
+    ph = v.phases
+    compiled = (
+        f" (truth {ph.truth:.1f}, compile {ph.compile:.1f}, start {ph.start:.1f}, "
+        f"cases {ph.cases:.1f}, checks {ph.checks:.1f})"
+        if ph
+        else ""
+    )
     text.append(
         f"\n  seed {v.seed}, {v.seconds:.1f} s{compiled}, kernels: {', '.join(v.kernels) or '-'}"
     )

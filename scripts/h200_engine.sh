@@ -16,11 +16,10 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . -e ./generated || 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv | tee "$OUT/gpu.txt"
 log="$OUT/engine.log"
 for op in ${OPS:-softmax rms_norm silu_and_mul}; do
-  s=$(date +%s.%N)
+  s=$(date +%s%N)
   python3 -m kernelgen verify "$op" "seeds/$op.py" --device cuda --json > "$OUT/verify-$op.json" 2> "$OUT/verify-$op.err"
   rc=$?
-  e=$(date +%s.%N)
-  printf 'verify %s: rc=%s wall=%.1f s\n' "$op" "$rc" "$(echo "$e - $s" | bc)" | tee -a "$log"
+  echo "verify $op: rc=$rc wall=$(( ($(date +%s%N) - s) / 1000000 )) ms" | tee -a "$log"
   python3 - "$OUT/verify-$op.json" <<'PY' | tee -a "$log"
 import json, sys
 try:

@@ -91,7 +91,13 @@ def verify_candidate(
 
     own = evaluator is None
     ev = evaluator or Evaluator(
-        op, device, seed=seed, memory_mb=memory_mb, deadline_s=timeout_s, sanitize=sanitize
+        op,
+        device,
+        seed=seed,
+        memory_mb=memory_mb,
+        deadline_s=timeout_s,
+        sanitize=sanitize,
+        keep_warm=False,
     )
     try:
         verdict = ev.verify(path, source, sha256(source))

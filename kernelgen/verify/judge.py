@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from kernelgen.records import CaseResult, Verdict
+from kernelgen.records import CaseResult, Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.verify import checks, sanitizer
 from kernelgen.verify.checks import Failure
@@ -91,6 +91,7 @@ class Evaluator:
         compile_workers: int | None = None,
         sanitize: bool = False,
         warm: int = 1,
+        keep_warm: bool = True,
     ):
         self.spec: OpSpec = load_spec(op)
         self.op, self.device = op, device
@@ -104,18 +105,20 @@ class Evaluator:
         self.case_seconds: dict[str, float] = {}
         self.judged: dict[str, Verdict] = {}
         extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
-        if device == "cuda":
-            # One compile cache for the run: the compile-ahead runners write it, the judging
-            # runner and the benchmark only load from it.
-            extra["TRITON_CACHE_DIR"] = str(self.folder / "triton-cache")
+        # On CUDA the compile-ahead runners write Triton's cache (paths.triton_cache()), the
+        # judging runner and the benchmark only load from it.
         self.env = runner_env(device, extra)
-        self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners")
+        # keep_warm: replace each runner as it is taken, for the next candidate of the run; a
+        # judge made for one candidate starts no replacements.
+        self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners", keep_warm)
         self.compilers: Pool | None = None
         if device == "cuda":
             n = compile_workers if compile_workers is not None else _compile_workers()
             if n > 0:
                 env = {**self.env, "KERNELGEN_COMPILE_ONLY": "1"}
-                self.compilers = Pool(device, env, memory_mb, n, self.folder / "compilers")
+                self.compilers = Pool(
+                    device, env, memory_mb, n, self.folder / "compilers", keep_warm
+                )
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -181,7 +184,7 @@ class Evaluator:
             return 0.0, None, None
         start = time.monotonic()
         cases = self.cases()
-        layouts = self.truths.layouts(cases)
+        layouts = self.truths.layouts(cases)  # computed already: truth comes first
         names = [c.name for c in cases]
         for shape in self.spec.data.bench:
             layouts.append(_bench_layout(self.spec, shape))
@@ -237,13 +240,20 @@ class _Judging:
         start = time.monotonic()
         results: list[CaseResult] = []
         failure: Failure | None = None
-        compile_s: float | None = None
+        phases = Phases()
         sanitized: list[str] = []
         try:
-            compile_s, failure, where = ev.precompile(self.path)
+            mark = time.monotonic()
+            for case in ev.cases():
+                ev.truths.get(case)
+            phases.truth, mark = _lap(mark)
+            _, failure, where = ev.precompile(self.path)
+            phases.compile, mark = _lap(mark)
             if failure is not None:
                 raise Rejected(failure, where)
             self.runner = ev.pool.take()
+            self.runner.ready()
+            phases.start, mark = _lap(mark)
             self.load()
             run: list[tuple[Case, CaseTruth]] = []
             for case in self.spec.cases:
@@ -255,10 +265,12 @@ class _Judging:
                 truth = ev.truths.get(case)
                 results.append(self.run_case(case, truth))
                 run.append((case, truth))
+            phases.cases, mark = _lap(mark)
             if run:
                 self.extra_checks(run)
             if ev.sanitize and self.device == "cuda" and run:
                 sanitized = self.sanitize([c for c, _ in run if c.interpreter] or [run[0][0]])
+            phases.checks, mark = _lap(mark)
         except Rejected as r:
             failure = r.failure
             if r.case:
@@ -296,7 +308,7 @@ class _Judging:
             cases=results,
             kernels=sorted(self.kernels),
             seconds=round(time.monotonic() - start, 3),
-            compile_seconds=round(compile_s, 3) if compile_s else None,
+            phases=phases,
             sanitized=sanitized,
         )
 
@@ -545,6 +557,11 @@ def _structure(reply: Reply, expected: Any, device: str) -> Failure | None:
         if g.device is None or torch.device(g.device).type != device:
             return Failure("incorrect", f"{label} on {g.device}, expected {device}")
     return None
+
+
+def _lap(mark: float) -> tuple[float, float]:
+    now = time.monotonic()
+    return round(now - mark, 3), now
 
 
 def _numel(case: Case) -> int:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from kernelgen.paths import triton_cache
 from kernelgen.records import Category
 
 _POLL_S = 0.05
@@ -111,6 +112,8 @@ def run_isolated(
         env.setdefault("CUDA_VISIBLE_DEVICES", "")
     else:
         env.pop("TRITON_INTERPRET", None)
+        # The same compile cache as the judge's runners: what verify compiled, bench loads.
+        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
     env["KERNELGEN_MEMORY_MB"] = str(memory_mb)
     cap = memory_mb * 1024 * 1024
     with tempfile.TemporaryDirectory(prefix="kernelgen-") as tmp:

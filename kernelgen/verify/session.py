@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from kernelgen.paths import triton_cache
 from kernelgen.records import Category
 from kernelgen.verify.protocol import Exit, Reply, Request
 from kernelgen.verify.sandbox import _child_setup, _describe_exit, _rss_bytes, _tail
@@ -178,6 +179,7 @@ def runner_env(device: str, extra: dict[str, str] | None = None) -> dict[str, st
         env.setdefault("CUDA_VISIBLE_DEVICES", "")
     else:
         env.pop("TRITON_INTERPRET", None)
+        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
     return env
 
 
@@ -186,9 +188,16 @@ class Pool:
     replacement at once, so the next candidate finds one warm."""
 
     def __init__(
-        self, device: str, env: dict[str, str], memory_mb: int, size: int, root: Path | None = None
+        self,
+        device: str,
+        env: dict[str, str],
+        memory_mb: int,
+        size: int,
+        root: Path | None = None,
+        replenish: bool = True,
     ):
         self.device, self.env, self.memory_mb, self.size = device, env, memory_mb, size
+        self.replenish = replenish
         self.root = root or Path(tempfile.mkdtemp(prefix="kernelgen-runners-"))
         self._idle: list[Runner] = []
         self._count = 0
@@ -204,7 +213,8 @@ class Pool:
 
     def take(self) -> Runner:
         runner = self._idle.pop(0) if self._idle else self._start()
-        self._idle.append(self._start())
+        if self.replenish:
+            self._idle.append(self._start())
         return runner
 
     def take_many(self, n: int) -> list[Runner]:

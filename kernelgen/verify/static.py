@@ -13,16 +13,21 @@ modules, and `typing.sys._getframe(1).f_back` was how candidates reached the jud
 Names are resolved through the module's imports, so `tl.exp` reads as `triton.language.exp`;
 rebinding an imported name or a builtin is itself a violation, which keeps that reading sound.
 
+Module state is followed under other names too (`cache = _BUF; cache[k] = y`, a cached function's
+result, a parameter it was passed to): see _Shared.
+
 What static rules cannot see: binary operators (`x * y` is legitimate on the ints that make grids
-and strides and looks the same on tensors), tensors reached through containers, aliases of module
-state (`cache = _BUF; cache[k] = y`), and anything decided at run time. The run-time checks
-(dispatch guard, fresh buffers, a second call) catch what slips through; these rules are never the
-only gate.
+and strides and looks the same on tensors, in the launcher, in a grid callable, or on a constexpr
+that is a torch tensor under the interpreter), tensors reached through containers, string
+annotations (never evaluated by the harness or by Triton), and anything decided at run time. The
+run-time checks (dispatch guard, fresh buffers, a second call) catch what slips through; these
+rules are never the only gate.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
@@ -83,9 +88,9 @@ RULES: dict[str, str] = {
     "its own parameters and locals, module-level kernels and constants, and range/len/min/max/"
     "int/float/isinstance: anything else is host Python that runs only under the interpreter",
     "kernel-attribute": "inside a kernel only listed tl.tensor and dtype attributes may be used "
-    "(to, reshape, trans, permute, view, dtype, shape, element_ty...): under the CPU interpreter "
-    "a tl.constexpr argument can be a real torch tensor, whose .sum() or .copy_() computes or "
-    "writes outside any kernel",
+    "(to, reshape, trans, permute, view, dtype, shape, element_ty...) and no item assigned: under "
+    "the CPU interpreter a tl.constexpr argument can be a real torch tensor, whose .sum(), "
+    ".copy_() or item assignment computes or writes outside any kernel",
     "top-level-code": "module level may hold only a docstring, imports, functions and constant "
     "assignments: nothing may run at import",
     "no-entry": "the module must define the operator's function at top level",
@@ -183,8 +188,201 @@ def _short(node: ast.AST) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# Builtins that build a new container from their arguments: the container is fresh, the
+# elements it holds are the arguments' own.
+_COPIES = frozenset(
+    {"dict", "list", "set", "tuple", "frozenset", "sorted", "reversed", "enumerate", "zip", "map",
+     "filter"}
+)  # fmt: skip
+# Methods that hand out an element of their object, and ones that make a shallow copy or a view.
+_ELEMENT_METHODS = frozenset({"get", "pop", "setdefault", "popitem"})
+_COPY_METHODS = frozenset({"copy", "values", "items", "keys"})
+
+_Fn = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def _min(*depths: int | None) -> int | None:
+    known = [d for d in depths if d is not None]
+    return min(known) if known else None
+
+
+@dataclass
+class _Scope:
+    """One module-level function with everything nested in it: a name means one thing here."""
+
+    names: dict[str, int] = field(default_factory=dict)  # local name -> depth (see _Shared)
+    defs: dict[str, _Fn] = field(default_factory=dict)  # nested defs and lambdas, by name
+
+
+class _Shared:
+    """Which values may be module state, by any name.
+
+    A module-level dict survives between calls, and so does whatever is reached from it or
+    handed out by a cached function: `state = _STATE; state["calls"] += 1` keeps state as surely
+    as `_STATE["calls"] += 1`. A depth of 0 means "may be module state itself", 1 "a fresh
+    container whose elements may be": changing a depth-0 object keeps state, changing a copy
+    (`dict(DEFAULT_CONFIG)`) does not. Flow-insensitive, and within one module-level function a
+    name means the same everywhere: an over-approximation, which only ever rejects more.
+    """
+
+    def __init__(self, checker: _Checker) -> None:
+        self.c = checker
+        tops = [
+            s for s in checker.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        self.scopes = {f.name: _Scope() for f in tops}
+        self.returns: dict[ast.AST, int] = {}  # what a function's call may return
+        for f in tops:
+            scope = self.scopes[f.name]
+            for n in ast.walk(f):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not f:
+                    scope.defs[n.name] = n
+                elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Lambda):
+                    scope.defs.update((t.id, n.value) for t in n.targets if isinstance(t, ast.Name))
+        self.changed = True
+        while self.changed:  # depths only decrease, over finitely many names and functions
+            self.changed = False
+            for f in tops:
+                self._propagate(f, self.scopes[f.name])
+
+    def depth(self, e: ast.expr, scope: _Scope) -> int | None:
+        if isinstance(e, ast.Name):
+            return scope.names.get(e.id, 0 if e.id in self.c.state else None)
+        if isinstance(e, (ast.Subscript, ast.Attribute, ast.Starred)):
+            return None if self.depth(e.value, scope) is None else 0
+        if isinstance(e, ast.NamedExpr):
+            return self.depth(e.value, scope)
+        if isinstance(e, ast.IfExp):
+            return _min(self.depth(e.body, scope), self.depth(e.orelse, scope))
+        if isinstance(e, ast.BoolOp):
+            return _min(*(self.depth(v, scope) for v in e.values))
+        if isinstance(e, ast.Call):
+            return self._call(e, scope)
+        # A new container (or `[S] * 2`) holds whatever its parts hold.
+        parts: list[ast.expr] = []
+        if isinstance(e, (ast.Tuple, ast.List, ast.Set)):
+            parts = e.elts
+        elif isinstance(e, ast.Dict):
+            parts = e.values
+        elif isinstance(e, ast.BinOp):
+            parts = [e.left, e.right]
+        elif isinstance(e, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+            parts = [e.elt, *(g.iter for g in e.generators)]
+        elif isinstance(e, ast.DictComp):
+            parts = [e.key, e.value, *(g.iter for g in e.generators)]
+        return 1 if any(self.depth(p, scope) is not None for p in parts) else None
+
+    def _call(self, e: ast.Call, scope: _Scope) -> int | None:
+        f = e.func
+        args = [*e.args, *(k.value for k in e.keywords)]
+        shared_arg = any(self.depth(a, scope) is not None for a in args)
+        if isinstance(f, ast.Name) and (f.id in allow.BUILTINS or f.id in self.c.aliases):
+            if f.id in ("min", "max"):
+                return 0 if shared_arg else None  # an element of the argument
+            return 1 if shared_arg and f.id in _COPIES else None
+        callee = self._callee(f, scope)
+        if callee is not None:
+            return self.returns.get(callee)
+        if isinstance(f, ast.Attribute) and _resolve(f, self.c.aliases) is None:
+            if self.depth(f.value, scope) is None:
+                return None
+            if f.attr in _ELEMENT_METHODS:
+                return 0
+            return 1 if f.attr in _COPY_METHODS else None
+        if isinstance(f, ast.Subscript) and _root(f) in self.c.kernels:
+            return None  # a launch
+        # A callable the analysis cannot follow (a parameter, an item): assume the worst.
+        return 0 if isinstance(f, (ast.Name, ast.Subscript)) else None
+
+    def _callee(self, e: ast.expr, scope: _Scope) -> _Fn | None:
+        if isinstance(e, ast.Lambda):
+            return e
+        if isinstance(e, ast.Name):
+            return scope.defs.get(e.id) or self.c.functions.get(e.id)
+        return None
+
+    def _scope_of(self, fn: _Fn, scope: _Scope) -> _Scope:
+        # A module-level function has its own names; a nested one or a lambda shares its parent's.
+        if isinstance(fn, ast.Lambda) or self.c.functions.get(fn.name) is not fn:
+            return scope
+        return self.scopes[fn.name]
+
+    def _lower(self, table: dict, key: object, depth: int | None) -> None:
+        if depth is not None and depth < table.get(key, 2):
+            table[key] = depth
+            self.changed = True
+
+    def _bind(self, scope: _Scope, target: ast.expr, value: ast.expr) -> None:
+        if isinstance(target, ast.Name):
+            self._lower(scope.names, target.id, self.depth(value, scope))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+                for t, v in zip(target.elts, value.elts, strict=True):
+                    self._bind(scope, t, v)
+            elif self.depth(value, scope) is not None:  # unpacking elements of shared state
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        self._lower(scope.names, n.id, 0)
+
+    def _propagate(self, top: ast.FunctionDef | ast.AsyncFunctionDef, scope: _Scope) -> None:
+        for n in ast.walk(top):
+            if isinstance(n, ast.Assign):
+                for t in n.targets:
+                    self._bind(scope, t, n.value)
+            elif isinstance(n, (ast.AnnAssign, ast.NamedExpr)) and n.value is not None:
+                self._bind(scope, n.target, n.value)
+            elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                shared = self.depth(n.value, scope) is not None
+                self._lower(scope.names, n.target.id, 1 if shared else None)
+            elif isinstance(n, (ast.For, ast.comprehension)):
+                if self.depth(n.iter, scope) is not None:  # the elements of shared state
+                    for t in ast.walk(n.target):
+                        if isinstance(t, ast.Name):
+                            self._lower(scope.names, t.id, 0)
+            elif isinstance(n, ast.Call):
+                self._arguments(n, scope)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                self._lower(self.returns, n, self._returned(n, scope))
+
+    def _returned(self, fn: _Fn, scope: _Scope) -> int | None:
+        if any(_decorator_path(d, self.c.aliases) in allow.DECORATORS_CACHE
+               for d in getattr(fn, "decorator_list", [])):  # fmt: skip
+            return 0  # every call hands out the same object
+        if isinstance(fn, ast.Lambda):
+            return self.depth(fn.body, self._scope_of(fn, scope))
+        own = self._scope_of(fn, scope)
+        values = [n.value for n in self.c._own_nodes(fn) if isinstance(n, ast.Return) and n.value]
+        return _min(*(self.depth(v, own) for v in values))
+
+    def _arguments(self, call: ast.Call, scope: _Scope) -> None:
+        """Shared state passed to a function makes the parameters that receive it shared."""
+        args = [*call.args, *(k.value for k in call.keywords)]
+        if all(self.depth(a, scope) is None for a in args):
+            return
+        callee = self._callee(call.func, scope)
+        if callee is not None:
+            into = self._scope_of(callee, scope).names
+            everything = [p.arg for p in _params(callee.args)]
+            positional = [a.arg for a in [*callee.args.posonlyargs, *callee.args.args]]
+            for i, a in enumerate(call.args):
+                exact = i < len(positional) and not isinstance(a, ast.Starred)
+                for name in [positional[i]] if exact else everything:
+                    self._lower(into, name, self.depth(a, scope))
+            for k in call.keywords:
+                for name in [k.arg] if k.arg in everything else everything:
+                    self._lower(into, name, self.depth(k.value, scope))
+        # Higher-order: a function handed over alongside shared state may be given it.
+        for a in args:
+            fn = self._callee(a, scope)
+            if fn is not None:
+                into = self._scope_of(fn, scope).names
+                for p in _params(fn.args):
+                    self._lower(into, p.arg, 0)
+
+
 _FRESH = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.GeneratorExp,
           ast.Lambda)  # fmt: skip
+_CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp)
 _GENERATORS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)
 
 
@@ -214,10 +412,19 @@ class _Checker:
             if isinstance(n, ast.Name)
         }
         self.bound = _bound(tree)
+        self.shared = _Shared(self)
+        self.scope = _Scope()  # that of the module-level function being walked
         # Parameters of the functions and lambdas being walked, innermost last: they shadow
         # everything, and they are the only way a forbidden builtin's name may be bound.
         self.params: list[set[str]] = []
         self.kernel_locals: set[str] = set()  # names bound in the kernel being walked
+        # jit, autotune and the caches act only as decorators, where their rules read them.
+        self.decorating = {
+            id(d.func if isinstance(d, ast.Call) else d)
+            for f in ast.walk(tree)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for d in f.decorator_list
+        }
 
     def flag(self, rule: str, node: ast.AST, found: str) -> None:
         line = getattr(node, "lineno", 1)  # the module itself has none
@@ -336,7 +543,12 @@ class _Checker:
             self._attribute(node, kernel=kernel, called=False)
             return
         elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load):
-            self._mutation(node, _root(node), "item assignment into")
+            if kernel:  # never Triton; under the interpreter, a write into a torch constexpr
+                self.flag("kernel-attribute", node, "item assignment in a kernel")
+            self._mutation(node, node.value, "item assignment into")
+        elif isinstance(node, ast.AugAssign) and isinstance(node.value, _CONTAINERS):
+            # `s += [y]` and `s |= {k: y}` extend a list, dict or set in place.
+            self._mutation(node, node.target, "in-place extension of")
         elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
             self._binding(node, node.name)
         elif isinstance(node, ast.MatchMapping) and node.rest:
@@ -354,11 +566,13 @@ class _Checker:
         # Decorators and return annotations run on the host at import, whatever the body is.
         for part in [*node.decorator_list, *([node.returns] if node.returns else [])]:
             self._visit(part, kernel=kernel)
-        outer = self.kernel_locals
+        outer, outer_scope = self.kernel_locals, self.scope
         if is_kernel:
             self.kernel_locals = _bound(node)
+        if top:
+            self.scope = self.shared.scopes.get(node.name, _Scope())
         self._scope(node, node.body, f"def {node.name}", kernel=kernel, body_kernel=is_kernel)
-        self.kernel_locals = outer
+        self.kernel_locals, self.scope = outer, outer_scope
 
     def _scope(
         self,
@@ -403,13 +617,15 @@ class _Checker:
         for a in _params(node.args):
             if not (isinstance(a.annotation, ast.Name) and a.annotation.id == "int"):
                 self.flag("cache", a, f"parameter `{a.arg}` of cached `{name}` is not `int`")
+        used: dict[str, ast.Name] = {}  # first use of each offending name
         for sub in (n for stmt in node.body for n in ast.walk(stmt)):
             if not isinstance(sub, ast.Name) or not isinstance(sub.ctx, ast.Load):
                 continue
-            path = self.aliases.get(sub.id, "")
-            other = sub.id in self.functions and sub.id != name
-            if path.split(".")[0] == "torch" or other:
-                self.flag("cache", sub, f"cached `{name}` uses `{sub.id}`")
+            torch_path = self.aliases.get(sub.id, "").split(".")[0] == "torch"
+            if torch_path or (sub.id in self.functions and sub.id != name):
+                used.setdefault(sub.id, sub)
+        for used_name, sub in used.items():
+            self.flag("cache", sub, f"cached `{name}` uses `{used_name}`")
         for sub in self._own_nodes(node):
             value = sub.value if isinstance(sub, ast.Return) else None
             fresh = isinstance(value, _FRESH) or (
@@ -444,6 +660,13 @@ class _Checker:
         return any(name in scope for scope in self.params)
 
     def _call(self, node: ast.Call, *, kernel: bool) -> None:
+        func = node.func
+        if kernel and isinstance(func, ast.Name) and not self._is_param(func.id):
+            # A kernel calls kernels and tl functions; a constant or a local holding a host
+            # function would run host code inside the launch (under the interpreter).
+            if func.id in self.state or (func.id in self.kernel_locals and func.id not in
+                                         self.kernels):  # fmt: skip
+                self.flag("kernel-name", node, f"call of `{func.id}` in a kernel")
         if isinstance(node.func, ast.Attribute):
             self._attribute(node.func, kernel=kernel, called=True)
         else:
@@ -502,7 +725,7 @@ class _Checker:
             return
         attr = node.attr
         if attr in allow.MUTATORS:
-            self._mutation(node, _root(node.value), "in-place method on")
+            self._mutation(node, node.value, f"`.{attr}` on")
         if bad_name or attr in allow.DUNDER_OK:
             pass
         elif kernel:
@@ -514,17 +737,25 @@ class _Checker:
             self.flag("attribute", node, f"`.{attr}` outside a kernel")
         self._visit(node.value, kernel=kernel)
 
-    def _mutation(self, node: ast.AST, root: str | None, what: str) -> None:
-        """Item assignment or an in-place method on something rooted at a module-level name."""
-        if root is None or self._is_param(root):
-            return
-        if root in self.aliases or root in self.functions:
+    def _mutation(self, node: ast.AST, target: ast.expr, what: str) -> None:
+        """Item assignment or an in-place method on `target`: an import or a module-level
+        function (monkeypatch), or anything that may be module state, under any name."""
+        root = _root(target)
+        if (
+            root is not None
+            and not self._is_param(root)
+            and (root in self.aliases or root in self.functions)
+        ):
             self.flag("monkeypatch", node, f"{what} `{root}`")
-        elif root in self.state:
-            self.flag("module-state", node, f"{what} `{root}`")
+        elif self.shared.depth(target, self.scope) == 0:
+            self.flag("module-state", node, f"{what} `{_short(target)}`, which may be module state")
 
     def _path(self, node: ast.AST, path: str, *, kernel: bool) -> None:
-        if path in allow.DYNAMIC:
+        decorators = allow.DECORATORS_KERNEL | allow.DECORATORS_CACHE
+        if path in decorators and id(node) not in self.decorating:
+            # `triton.jit(softmax)` makes a kernel of code read as launcher code.
+            self.flag("decorator", node, f"`{path}` used other than as a decorator")
+        elif path in allow.DYNAMIC:
             self.flag("forbidden-builtin", node, f"`{path}`")
         elif _is_escape(path):
             self.flag("escape-hatch", node, f"`{path}`")

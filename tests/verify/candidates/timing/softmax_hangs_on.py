@@ -18,7 +18,9 @@ def _softmax_kernel(y_ptr, x_ptr, n_cols, stride_xm, stride_ym, HANG: tl.constex
     x = tl.load(x_ptr + row * stride_xm + cols, mask=mask, other=-float("inf")).to(tl.float32)
     spin = n_cols
     while spin == HANG:  # never leaves on the hanging size
-        spin = n_cols
+        # A volatile load is a side effect: the compiler may not delete the loop as it may
+        # delete one that does nothing (an infinite loop without effects is undefined in LLVM).
+        spin = n_cols + 0 * tl.load(x_ptr, volatile=True).to(tl.int32)
     num = tl.exp(x - tl.max(x, axis=0))
     y = num / tl.sum(num, axis=0)
     tl.store(y_ptr + row * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
