@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 import statistics
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -21,7 +22,7 @@ from kernelgen.bench import roofline
 from kernelgen.bench.roofline import geomean
 from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
 from kernelgen.records import BenchRecord, CompileFacts, Environment, ShapeTiming
-from kernelgen.spec import load_spec
+from kernelgen.spec import OpSpec, load_spec
 
 if TYPE_CHECKING:
     from kernelgen.bench.worker import TuneResult, VariantShape
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["accepts", "bench_files", "save_bench", "tune_variants"]
 
 DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_MEMORY_MB = 8192
 # Host memory cap of the worker: inputs are drawn in float64 on the CPU before they move, and
 # torch.compile keeps its graphs in this process.
 BENCH_MEMORY_MB = 32768
@@ -166,9 +168,39 @@ def tune_variants(
     if baseline is not None and not 0 <= baseline < len(sources):
         raise UsageError(f"tune {op}: baseline {baseline} is not one of {len(sources)} sources")
     _require_cuda()
+    compiled = compile_variants(spec, sources, names)
+    start = time.monotonic()
     tuning = _Tuning(op, sources, timeout_s, _new_seed(seed), baseline)
     tuning.run(list(range(len(sources))), names)
-    return tuning.result(names)
+    result = tuning.result(names)
+    result.compile_seconds = round(compiled, 3)
+    result.seconds = round(time.monotonic() - start, 3)
+    return result
+
+
+def compile_variants(spec: OpSpec, sources: list[str], shapes: list[str]) -> float:
+    """The whole space compiled for every bench shape, in parallel, before the timing worker
+    starts: the worker then loads each binary from Triton's cache instead of compiling one
+    variant after another while the GPU waits. Failures are left to the worker, where a
+    variant that does not compile fails alone. Returns the seconds it took."""
+    import tempfile
+
+    from kernelgen.verify import ahead
+
+    by_name = {s.name: s for s in spec.data.bench}
+    layouts = [(n, ahead.bench_layout(spec, by_name[n])) for n in shapes]
+    with tempfile.TemporaryDirectory(prefix="kernelgen-tune-ahead-") as tmp:
+        jobs = []
+        for i, source in enumerate(sources):
+            path = Path(tmp) / f"variant_{i}.py"
+            path.write_text(source)
+            jobs += [ahead.Job(path, layout, f"variant {i} on {n}") for n, layout in layouts]
+        pool = ahead.compile_pool(DEFAULT_MEMORY_MB, ahead.workers(), Path(tmp) / "runners")
+        try:
+            seconds, _ = ahead.compile_ahead(spec, pool, jobs)
+        finally:
+            pool.close()
+    return seconds
 
 
 class _Tuning:

@@ -148,6 +148,10 @@ class TuneResult(_Strict):
         None, description="the variant whose CUDA error ended this process early"
     )
     poisoned_shape: str | None = None
+    compile_seconds: float | None = Field(
+        None, description="compile ahead of the timing, in parallel (apart from the timing)"
+    )
+    seconds: float | None = Field(None, description="the timing workers' wall time")
 
 
 def select_shapes(spec: OpSpec, names: list[str] | None) -> list[BenchShape]:

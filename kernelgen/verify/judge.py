@@ -21,7 +21,6 @@ import random
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,9 @@ import torch
 
 from kernelgen.records import CaseResult, Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
-from kernelgen.verify import checks, sanitizer
+from kernelgen.verify import ahead, checks, sanitizer
 from kernelgen.verify.checks import Failure
-from kernelgen.verify.protocol import Call, Compile, Failed, Load, Reply
+from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.session import Dead, Pool, Runner, runner_env
 from kernelgen.verify.tensors import overlaps, storage_digest
 from kernelgen.verify.truth import CaseTruth, Truths
@@ -113,11 +112,10 @@ class Evaluator:
         self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners", keep_warm)
         self.compilers: Pool | None = None
         if device == "cuda":
-            n = compile_workers if compile_workers is not None else _compile_workers()
+            n = compile_workers if compile_workers is not None else ahead.workers()
             if n > 0:
-                env = {**self.env, "KERNELGEN_COMPILE_ONLY": "1"}
-                self.compilers = Pool(
-                    device, env, memory_mb, n, self.folder / "compilers", keep_warm
+                self.compilers = ahead.compile_pool(
+                    memory_mb, n, self.folder / "compilers", self.env, keep_warm
                 )
 
     # ---- lifecycle ---------------------------------------------------------------------------
@@ -178,50 +176,24 @@ class Evaluator:
 
     def precompile(self, path: Path) -> tuple[float, Failure | None, str | None]:
         """Every specialization the case grid and the bench shapes need, compiled in parallel
-        by sandboxed runners into the run's cache. Returns the seconds, a compile failure and
-        the case whose layout failed."""
+        into Triton's cache. Returns the seconds, a compile failure and where it happened; a
+        failure of another kind is left for the judging runner to meet with the case in hand."""
         if self.compilers is None:
             return 0.0, None, None
-        start = time.monotonic()
-        cases = self.cases()
-        layouts = self.truths.layouts(cases)  # computed already: truth comes first
-        names = [c.name for c in cases]
-        for shape in self.spec.data.bench:
-            layouts.append(_bench_layout(self.spec, shape))
-            names.append(f"bench {shape.name}")
-        runners = self.compilers.take_many(min(self.compilers.size, len(layouts)))
-        shares: list[list[int]] = [
-            list(range(i, len(layouts), len(runners))) for i in range(len(runners))
+        jobs = [
+            ahead.Job(path, layout, name)
+            for name, layout in self.truths.layouts(self.cases())  # computed already
         ]
-
-        def work(runner: Runner, share: list[int]) -> tuple[Failure | None, str | None]:
-            try:
-                reply = runner.ask(
-                    Load(path=str(path), entry=self.spec.name, arg_names=self.spec.arg_names),
-                    COMPILE_DEADLINE_S,
-                    "loading",
-                )
-                for i in share:
-                    if isinstance(reply, Dead) or not reply.ok:
-                        break
-                    reply = runner.ask(Compile(layouts=[layouts[i]]), COMPILE_DEADLINE_S, names[i])
-                    if isinstance(reply, Reply) and not reply.ok and reply.error is not None:
-                        failure = classify(reply.error)
-                        # Only a compile error is decided here; anything else the judging
-                        # runner meets again with the whole case in hand.
-                        return (
-                            (failure, names[i]) if failure.category == "compile" else (None, None)
-                        )
-                return None, None
-            finally:
-                runner.close()
-
-        with ThreadPoolExecutor(len(runners)) as ex:
-            results = list(ex.map(work, runners, shares))
-        for failure, where in results:
-            if failure is not None:
-                return time.monotonic() - start, failure, where
-        return time.monotonic() - start, None, None
+        jobs += [
+            ahead.Job(path, ahead.bench_layout(self.spec, shape), f"bench {shape.name}")
+            for shape in self.spec.data.bench
+        ]
+        seconds, misses = ahead.compile_ahead(self.spec, self.compilers, jobs)
+        for miss in misses:
+            failure = classify(miss.error) if miss.error is not None else None
+            if failure is not None and failure.category == "compile":
+                return seconds, failure, miss.job.name
+        return seconds, None, None
 
 
 class _Judging:
@@ -594,27 +566,3 @@ def _scratch() -> str | None:
     """RAM-backed scratch where there is one: inputs and outputs cross it on every call."""
     shm = Path("/dev/shm")
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
-
-
-def _compile_workers() -> int:
-    return max(1, min(8, (os.cpu_count() or 2) - 2))
-
-
-def _bench_layout(spec: OpSpec, shape: Any) -> list[Any]:
-    """The layout of a bench shape's arguments, described without making its (large) tensors:
-    values never matter to a compile. An operator with its own input maker draws them once."""
-    from kernelgen.inputs import make_inputs, torch_dtype
-    from kernelgen.spec import TensorInput, resolve_dim
-    from kernelgen.verify.truth import meta
-
-    if spec.make_inputs is not None:
-        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, "cpu"))
-    out: list[Any] = []
-    for item in spec.data.inputs:
-        if not isinstance(item, TensorInput):
-            out.append(item.value)
-            continue
-        dims = shape.shapes.get(item.name) or [resolve_dim(d, shape.dims) for d in item.shape]
-        dtype = torch_dtype(shape.dtype if item.dtype == "case" else item.dtype)
-        out.extend(meta([torch.empty(dims, dtype=dtype, device="meta")]))
-    return out

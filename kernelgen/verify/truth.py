@@ -101,12 +101,20 @@ class Truths:
                 truth.layout = meta(args)
         return truth
 
-    def layouts(self, cases: list[Case]) -> list[list[TensorMeta | float | int | bool]]:
-        """The distinct argument layouts of these cases: what Triton specializes on (values
-        never matter to a compile, so cases that differ only in values share one)."""
-        seen: dict[str, list[TensorMeta | float | int | bool]] = {}
+    def layouts(self, cases: list[Case]) -> list[tuple[str, list[TensorMeta | float | int | bool]]]:
+        """The distinct argument layouts of these cases, each with the first case that has it:
+        what Triton specializes on (values never matter to a compile, so cases that differ only
+        in values, or in a float scalar, share one)."""
+        seen: dict[str, tuple[str, list[TensorMeta | float | int | bool]]] = {}
         for case in cases:
             layout = self.get(case).layout
-            key = repr([m.model_dump() if isinstance(m, TensorMeta) else m for m in layout])
-            seen.setdefault(key, layout)
+            key = repr([_compile_key(m) for m in layout])
+            seen.setdefault(key, (case.name, layout))
         return list(seen.values())
+
+
+def _compile_key(m: TensorMeta | float | int | bool) -> object:
+    # Triton specializes ints (on 1 and on divisibility by 16) but never a float's value.
+    if isinstance(m, TensorMeta):
+        return m.model_dump()
+    return "float" if isinstance(m, float) else m

@@ -1,5 +1,6 @@
-"""What of bench/ runs without a GPU: request validation, the device check, the interleaving
-logic with fake timers, the ceilings cache, compile facts, and saving records."""
+"""What of bench/ runs without a GPU: request validation, the device check, the ceilings cache,
+compile facts, saving records, and the worker's flow with the GPU steps faked (the timing
+protocol itself: test_timing.py; the peer cache: test_peers.py)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def _req(**kw: object) -> dict:
 
 def test_bench_request_validation() -> None:
     req = BenchRequest.model_validate(_req())
-    assert req.peers and req.shapes is None and req.rounds == timing.ROUNDS
+    assert req.peers and req.cached_peers is None and req.shapes is None
+    assert req.rounds == timing.ROUNDS
     with pytest.raises(ValidationError, match="reserved for the peers"):
         BenchRequest.model_validate(_req(contenders=[{"label": "eager", "path": "a.py"}]))
     with pytest.raises(ValidationError, match="duplicate labels"):
@@ -75,6 +77,9 @@ def test_bench_request_validation() -> None:
         BenchRequest.model_validate(_req(rounds=0))
     with pytest.raises(ValidationError, match="one per source"):
         TuneRequest(op="softmax", root=".", sources=["a", "b"], indices=[0])
+    with pytest.raises(ValidationError, match="baseline: 7 is not one"):
+        TuneRequest(op="softmax", root=".", sources=["a", "b"], indices=[3, 4], baseline=7)
+    assert TuneRequest(op="softmax", root=".", sources=["a"], baseline=0).numbers == [0]
 
 
 def test_select_shapes_keeps_the_spec_order() -> None:
@@ -82,86 +87,6 @@ def test_select_shapes_keeps_the_spec_order() -> None:
     assert [s.name for s in select_shapes(spec, None)] == [s.name for s in spec.data.bench]
     picked = select_shapes(spec, ["1x32000", "4096x4096"])
     assert [s.name for s in picked] == ["4096x4096", "1x32000"]
-
-
-def test_rotating_cycles_through_the_input_sets() -> None:
-    seen: list[int] = []
-    call = timing.rotating(seen.append, [[0], [1], [2]])
-    for _ in range(7):
-        call()
-    assert seen == [0, 1, 2, 0, 1, 2, 0]
-
-
-def test_rotated_order_and_summary() -> None:
-    assert timing.rotated(["a", "b", "c"], 0) == ["a", "b", "c"]
-    assert timing.rotated(["a", "b", "c"], 4) == ["b", "c", "a"]
-    assert timing.rotated([], 3) == []
-    med, spread = timing.summarize([10.0, 11.0, 9.0, 10.0, 10.5])
-    assert med == 10.0 and spread == pytest.approx(0.2)
-    assert timing.graph_calls(5.0) == 400
-    assert timing.graph_calls(0.0) == timing.GRAPH_CALLS[1]
-    assert timing.graph_calls(1e6) == timing.GRAPH_CALLS[0]
-    assert timing.host_calls(1e6) == timing.HOST_CALLS[0]
-
-
-class _FakeGraph:
-    made: list[tuple[str, int]] = []
-
-    def __init__(self, call: timing.Call, n: int):
-        if call() == "nograph":
-            raise RuntimeError("operation not permitted when stream is capturing")
-        self.label = call()
-        _FakeGraph.made.append((self.label, n))
-
-    def time_us(self) -> float:
-        return 1.0
-
-    def close(self) -> None:
-        pass
-
-
-def test_interleaved_rounds_with_fake_timers() -> None:
-    order: list[str] = []
-    per_call = {"a": [5.0, 6.0, 5.0, 4.0, 5.0], "b": [20.0] * 5}
-
-    def bench(call: timing.Call) -> float:
-        label = call()
-        order.append(label)
-        return per_call[label][sum(x == label for x in order) - 1]
-
-    def boom() -> str:
-        raise RuntimeError("CUDA error: an illegal memory access was encountered\nmore")
-
-    calls = {"a": lambda: "a", "b": lambda: "b", "bad": boom, "nograph": lambda: "nograph"}
-    per_call["nograph"] = [7.0] * 5
-    _FakeGraph.made = []
-    times, errors = timing.interleaved(
-        calls, rounds=5, bench=bench, graph_timer=_FakeGraph, host_timer=lambda c, n: 9.0
-    )
-    # Each round starts one label later; the failed label drops out after its error.
-    assert order[:3] == ["a", "b", "nograph"]
-    assert order[3:6] == ["b", "nograph", "a"]
-    assert errors == {"bad": "RuntimeError: CUDA error: an illegal memory access was encountered"}
-    assert times["a"].median_us == 5.0 and times["a"].spread == pytest.approx(0.4)
-    assert times["b"].median_us == 20.0 and times["b"].spread == 0.0
-    # The first round found a call under 10 us, so every label is graph-timed from round 2;
-    # a failed capture keeps the label's other figures.
-    assert times["a"].graph_us == 1.0 and times["b"].graph_us == 1.0
-    assert times["nograph"].graph_us is None and times["nograph"].median_us == 7.0
-    assert sorted(_FakeGraph.made) == [("a", 333), ("b", 100)]
-    assert times["a"].host_us == 9.0
-
-
-def test_interleaved_skips_graphs_for_long_calls() -> None:
-    times, errors = timing.interleaved(
-        {"x": lambda: None}, rounds=3, bench=lambda c: 50.0, graph_timer=_FakeGraph, host=False
-    )
-    assert not errors and times["x"].graph_us is None and times["x"].host_us is None
-
-
-def test_describe_error_is_one_line() -> None:
-    assert timing.describe_error(ValueError("")) == "ValueError"
-    assert timing.describe_error(KeyError("k")) == "KeyError: 'k'"
 
 
 def _ceilings(gpu: str = "NVIDIA H200") -> Ceilings:
@@ -274,17 +199,33 @@ _TIMES = {"seed": 30.0, "fast": 20.0, "raises": 1.0, "broken": 1.0, "misnamed": 
           "eager": 60.0, "compile": 40.0}  # fmt: skip
 
 
+class _Seen:
+    """What the faked timing was asked for."""
+
+    timed: list[list[str]] = []  # per interleaved call, the labels timed
+    options: list[dict[str, object]] = []
+    method: timing.Method = "graph"
+
+
 def _fake_gpu(monkeypatch: pytest.MonkeyPatch, cuda_ok: bool = True) -> None:
     from kernelgen.bench import worker
     from kernelgen.inputs import make_inputs
     from kernelgen.records import PeerTime
+
+    _Seen.timed, _Seen.options = [], []
 
     def fake_interleaved(
         calls: dict[str, timing.Call], rounds: int = 5, **kw: object
     ) -> tuple[dict[str, PeerTime], dict[str, str]]:
         for call in calls.values():
             call()
-        return {k: PeerTime(median_us=_TIMES[k], spread=0.01) for k in calls}, {}
+        _Seen.timed.append(list(calls))
+        _Seen.options.append({"rounds": rounds, **kw})
+        method = kw.get("method", "do_bench")
+        return {k: PeerTime(median_us=_TIMES[k], spread=0.01, method=method) for k in calls}, {}
+
+    def fake_choose(calls: dict[str, timing.Call], **kw: object) -> tuple[str, int]:
+        return (_Seen.method, 51) if _Seen.method == "graph" else ("do_bench", 0)
 
     def sets(spec: OpSpec, shape: BenchShape, seed: int) -> list[list[object]]:
         return [make_inputs(spec, shape, "float32", "normal", seed, "cpu")]
@@ -292,6 +233,8 @@ def _fake_gpu(monkeypatch: pytest.MonkeyPatch, cuda_ok: bool = True) -> None:
     env = Environment(device="cuda", gpu="fake", torch="t", triton="t", python="p", host="h",
                       interpreter=False)  # fmt: skip
     monkeypatch.setattr(worker, "interleaved", fake_interleaved)
+    monkeypatch.setattr(worker, "choose_method", fake_choose)
+    monkeypatch.setattr(worker, "graph_pool", lambda sets: sets)  # copies: test_timing.py
     monkeypatch.setattr(worker, "_input_sets", sets)
     monkeypatch.setattr(worker, "get_ceilings", _ceilings)
     monkeypatch.setattr(worker, "_cuda_ok", lambda: cuda_ok)
@@ -315,8 +258,17 @@ def test_run_bench_builds_one_record_per_contender(
     ]
     req = BenchRequest(op="softmax", root=str(ROOT), contenders=contenders,
                        shapes=["1x32000", "16x151936"])  # fmt: skip
-    records = {r.label: r for r in run_bench(req)}
+    result = run_bench(req)
+    records = {r.label: r for r in result.records}
     assert list(records) == ["seed", "fast", "raises", "broken", "misnamed"]
+    # Fresh peers: timed with the contenders on every shape, and handed back to be cached.
+    assert all({"eager", "compile", "seed", "fast"} <= set(t) for t in _Seen.timed)
+    assert result.peers is not None and [e.shape for e in result.peers.entries] == [
+        "1x32000",
+        "16x151936",
+    ]
+    # Both shapes were graph-timed (the fake probe said so): the method reached the rounds.
+    assert all(o["method"] == "graph" and o["n_calls"] == 51 for o in _Seen.options)
 
     fast = records["fast"]
     assert [s.shape for s in fast.shapes] == ["1x32000", "16x151936"] and fast.failed == []
@@ -324,6 +276,7 @@ def test_run_bench_builds_one_record_per_contender(
     assert (row.speedup_eager, row.speedup_compile, row.speedup_seed) == pytest.approx(
         (3.0, 2.0, 1.5)
     )
+    assert row.candidate.method == "graph" and row.eager and not row.eager.cached
     assert fast.geomean_seed == pytest.approx(1.5) and fast.geomean_eager == pytest.approx(3.0)
     assert row.bound == "launch" and row.suspect is None
     assert len(fast.sha256) == 64
@@ -394,6 +347,7 @@ def test_tune_variants_isolates_crashes_and_broken_contexts(
 
     monkeypatch.setattr(bench, "_run_worker", fake_worker)
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
+    monkeypatch.setattr(bench, "compile_variants", lambda *a: 0.0)
     sources = ["v0", "v1", "v2", "v3"]
     res = tune_variants("softmax", sources, shapes=["4096x4096", "1x32000"])
     by = {v.index: {s.shape: s for s in v.shapes} for v in res.variants}
@@ -405,3 +359,67 @@ def test_tune_variants_isolates_crashes_and_broken_contexts(
     # The crash split the group; the broken context re-ran the others from its shape on.
     assert calls[0][0] == [0, 1, 2, 3] and [0, 1] in [c[0] for c in calls]
     assert ([0], ["1x32000"]) in calls
+
+
+def test_run_tune_times_the_baseline_in_the_same_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelgen.bench.worker import TuneRequest, run_tune
+
+    _fake_gpu(monkeypatch)
+    _TIMES.update({"0": 5.0, "1": 4.0, "2": 7.0})
+    ok = _CANDIDATES["fast.py"]
+    req = TuneRequest(op="softmax", root=str(ROOT), sources=[ok, ok, ok], baseline=0,
+                      shapes=["1x32000", "4096x4096"])  # fmt: skip
+    res = run_tune(req)
+    by = {v.index: v.shapes for v in res.variants}
+    # Every variant row carries the baseline's time from the same interleaved call.
+    assert [(r.median_us, r.baseline_us, r.method) for r in by[1]] == [(4.0, 5.0, "graph")] * 2
+    assert all(r.baseline_us is None for r in by[0])  # not held against itself
+    assert _Seen.timed == [["0", "1", "2"]] * 2
+    # A fixed number of rounds (many variants), no host figure, the probe's method.
+    assert all(o["max_rounds"] == o["rounds"] == req.rounds for o in _Seen.options)
+    assert all(o["host"] is False and o["method"] == "graph" for o in _Seen.options)
+
+
+def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kernelgen.bench as bench
+    from kernelgen.bench.worker import TuneRequest, TuneResult, VariantShape, VariantTiming
+
+    requests: list[TuneRequest] = []
+    crasher = {"i": 3}
+
+    def fake_worker(target: str, request: str, timeout_s: float) -> str | tuple[str, str]:
+        req = TuneRequest.model_validate_json(request)
+        requests.append(req)
+        if crasher["i"] in req.numbers:
+            return "crash", "process died of SIGSEGV (segmentation fault)"
+        base = 10.0 if req.baseline is not None else None
+        out = TuneResult(
+            variants=[
+                VariantTiming(index=i, shapes=[
+                    VariantShape(shape="1x32000", median_us=10.0 + i,
+                                 baseline_us=None if i == req.baseline else base)
+                ])
+                for i in req.numbers
+            ]
+        )  # fmt: skip
+        return out.model_dump_json()
+
+    monkeypatch.setattr(bench, "_run_worker", fake_worker)
+    monkeypatch.setattr(bench, "_require_cuda", lambda: None)
+    monkeypatch.setattr(bench, "compile_variants", lambda *a: 0.0)
+    res = tune_variants("softmax", ["b", "v1", "v2", "v3", "v4"], shapes=["1x32000"], baseline=0)
+    by = {v.index: v.shapes[0] for v in res.variants}
+    assert "SIGSEGV" in (by[3].error or "")
+    # The variants that ran were timed beside the baseline, in the same worker.
+    assert [by[i].baseline_us for i in (1, 2, 4)] == [10.0, 10.0, 10.0]
+    assert all(r.baseline == 0 for r in requests if 0 in r.numbers)
+    assert [r.numbers for r in requests][:3] == [[0, 1, 2, 3, 4], [0, 1, 2], [0, 3, 4]]
+
+    # A baseline that crashes the process itself: the search still ends.
+    requests.clear()
+    crasher["i"] = 0
+    res = tune_variants("softmax", ["b", "v1", "v2"], shapes=["1x32000"], baseline=0)
+    assert all("SIGSEGV" in (s.error or "") for s in res.variants[0].shapes)
+    assert res.variants[1].shapes[0].median_us == 11.0 and len(requests) < 10
+    with pytest.raises(UsageError, match="baseline 5 is not one of 2 sources"):
+        tune_variants("softmax", ["a", "b"], baseline=5)

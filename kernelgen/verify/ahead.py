@@ -1,0 +1,119 @@
+"""Compile ahead: every Triton specialization that a set of argument layouts needs, compiled in
+parallel by sandboxed compile-only runners into Triton's cache, before the GPU waits on it.
+
+A compile-only runner runs the candidate's launcher with each launch turned into a compile
+(Triton's warmup): the launcher code is the candidate's, so it runs sandboxed like any call, but
+no kernel runs and no output is read. The judging runner, the benchmark and the tuner then only
+load binaries from the cache. Values never matter to a compile, so a job is a layout (shapes,
+strides, dtypes, scalars), not a tensor.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelgen.spec import BenchShape, OpSpec, TensorInput, resolve_dim
+from kernelgen.verify.protocol import Compile, Failed, Load, Reply, TensorMeta
+from kernelgen.verify.session import Dead, Pool, Runner, runner_env
+
+DEADLINE_S = 240.0  # one layout: a huge whole-row block can take minutes to compile
+Layout = list[TensorMeta | float | int | bool]
+
+
+@dataclass
+class Job:
+    path: Path
+    layout: Layout
+    name: str  # the case or bench shape, for the report
+
+
+@dataclass
+class Miss:
+    """A job whose compile failed: the candidate's error, or why the runner gave no answer."""
+
+    job: Job
+    error: Failed | None
+    dead: Dead | None
+
+
+def workers() -> int:
+    return max(1, min(12, (os.cpu_count() or 2) - 2))
+
+
+def compile_pool(
+    memory_mb: int,
+    size: int,
+    root: Path,
+    env: dict[str, str] | None = None,
+    warm: bool = False,
+    device: str = "cuda",
+) -> Pool:
+    """Compile-only runners. (On CPU there is nothing to compile: the interpreter's launches
+    just run, which the protocol's tests use.)"""
+    base = env if env is not None else runner_env(device)
+    return Pool(device, {**base, "KERNELGEN_COMPILE_ONLY": "1"}, memory_mb, size, root, warm)
+
+
+def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job]) -> tuple[float, list[Miss]]:
+    """Spread the jobs over the pool's runners (one process per share; a share may hold several
+    sources, loaded in turn); returns the wall seconds and the jobs that failed."""
+    if not jobs:
+        return 0.0, []
+    start = time.monotonic()
+    runners = pool.take_many(min(pool.size, len(jobs)))
+    # Jobs of one source stay together where they can: each load re-imports the module.
+    ordered = sorted(jobs, key=lambda j: str(j.path))
+    shares = [ordered[i :: len(runners)] for i in range(len(runners))]
+
+    def work(runner: Runner, share: list[Job]) -> list[Miss]:
+        misses: list[Miss] = []
+        loaded: Path | None = None
+        try:
+            for job in share:
+                if job.path != loaded:
+                    load = Load(path=str(job.path), entry=spec.name, arg_names=spec.arg_names)
+                    reply = runner.ask(load, DEADLINE_S, f"loading {job.path.name}")
+                    if isinstance(reply, Dead):
+                        return [*misses, Miss(job, None, reply)]
+                    if not reply.ok:
+                        misses.append(Miss(job, reply.error, None))
+                        continue
+                    loaded = job.path
+                reply = runner.ask(Compile(layouts=[job.layout]), DEADLINE_S, job.name)
+                if isinstance(reply, Dead):
+                    return [*misses, Miss(job, None, reply)]
+                if isinstance(reply, Reply) and not reply.ok:
+                    misses.append(Miss(job, reply.error, None))
+            return misses
+        finally:
+            runner.close()
+
+    with ThreadPoolExecutor(len(runners)) as ex:
+        found = [m for share in ex.map(work, runners, shares) for m in share]
+    return time.monotonic() - start, found
+
+
+def bench_layout(spec: OpSpec, shape: BenchShape) -> Layout:
+    """The layout of a bench shape's arguments, described without making its (large) tensors.
+    An operator with its own input maker draws them once, on the CPU."""
+    import torch
+
+    from kernelgen.inputs import make_inputs, torch_dtype
+    from kernelgen.verify.truth import meta
+
+    if spec.make_inputs is not None:
+        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, "cpu"))
+    out: Any = []
+    for item in spec.data.inputs:
+        if not isinstance(item, TensorInput):
+            out.append(item.value)
+            continue
+        dims = shape.shapes.get(item.name) or [resolve_dim(d, shape.dims) for d in item.shape]
+        dtype = torch_dtype(shape.dtype if item.dtype == "case" else item.dtype)
+        out.extend(meta([torch.empty(dims, dtype=dtype, device="meta")]))
+    return out

@@ -1,0 +1,52 @@
+"""Compile ahead, over the protocol: jobs spread over compile-only runners, several sources per
+runner, a failing layout reported with the candidate's error, the others still done. On CPU the
+interpreter has nothing to compile, so the launches run; the plumbing is what is tested."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kernelgen.spec import load_spec
+from kernelgen.verify import ahead
+from kernelgen.verify.judge import classify
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _in_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
+def test_jobs_spread_over_runners_and_failures_come_back(tmp_path: Path) -> None:
+    spec = load_spec("softmax")
+    seed = ROOT / "seeds" / "softmax.py"
+    picky = tmp_path / "picky.py"
+    # Refuses rows of 1823 columns at "compile" time, as a kernel with a static assert would.
+    picky.write_text(
+        seed.read_text().replace(
+            "    n_cols = x.shape[-1]\n",
+            "    n_cols = x.shape[-1]\n    assert n_cols != 1823, 'no such block'\n",
+        )
+    )
+    small = [s for s in spec.data.bench if s.dims["rows"] * s.dims["cols"] <= 32000]
+    layouts = [(s.name, ahead.bench_layout(spec, s)) for s in small]
+    odd = next(s for s in spec.data.sizes if s.dims.get("cols") == 1823)
+    from kernelgen.spec import BenchShape
+
+    odd_shape = BenchShape(name="odd", dims=odd.dims, dtype="float32")
+    layouts.append(("odd", ahead.bench_layout(spec, odd_shape)))
+    jobs = [ahead.Job(p, layout, f"{p.stem} {n}") for p in (seed, picky) for n, layout in layouts]
+    pool = ahead.compile_pool(4096, 2, tmp_path / "runners", device="cpu")
+    try:
+        seconds, misses = ahead.compile_ahead(spec, pool, jobs)
+    finally:
+        pool.close()
+    assert seconds > 0
+    assert [m.job.name for m in misses] == ["picky odd"]
+    miss = misses[0]
+    assert miss.error is not None and miss.dead is None
+    assert classify(miss.error).category == "crash"
+    assert "no such block" in miss.error.message
