@@ -1,0 +1,247 @@
+"""The pipeline's own benchmark (issue [E]): how long kernelgen takes to judge, time and tune, on
+the machine it runs on. Per operator:
+
+- verify of the seed, cold (an empty Triton cache: everything compiled) and warm (the cache the
+  cold run filled, a fresh judge: what a second run of the same kernels pays);
+- bench of the seed with fresh peers (fills the peer cache) and again with cached peers, and the
+  worst timing spread over the bench shapes;
+- tune of the seed's declared space over every bucket (the `tune` proposer's search);
+- a batch of tuner candidates (at least --batch): the seed's space crossed with num_stages until
+  the batch is big enough, compiled ahead in parallel and timed in one worker: candidates judged
+  per GPU-minute is the batch size over the wall minutes of compile + timing.
+
+Writes one JSON record (evaluations/pipeline/bench-<time>.json, or --out), re-written after every
+step so a call cut short keeps what it measured, and prints a table last.
+    python scripts/bench_pipeline.py [--ops softmax rms_norm silu_and_mul] [--batch 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+class OpFigures(BaseModel):
+    op: str
+    verify_cold_s: float | None = None
+    verify_warm_s: float | None = None
+    verify_phases_cold: dict[str, float] = Field(default_factory=dict)
+    verify_phases_warm: dict[str, float] = Field(default_factory=dict)
+    verify_outcome: str | None = None
+    bench_fresh_peers_s: float | None = None
+    bench_cached_peers_s: float | None = None
+    worst_spread: float | None = None
+    worst_spread_shape: str | None = None
+    spreads: dict[str, float] = Field(default_factory=dict)
+    tune_space: int | None = None
+    tune_s: float | None = None
+    tune_note: str | None = None
+    batch: int | None = None
+    batch_compile_s: float | None = None
+    batch_timing_s: float | None = None
+    batch_per_gpu_minute: float | None = None
+    errors: list[str] = Field(default_factory=list)
+
+
+class PipelineBench(BaseModel):
+    created: str
+    environment: dict[str, str | bool | None]
+    command: str
+    ops: list[OpFigures] = Field(default_factory=list)
+
+
+def _batch(op: str, source: str, size: int) -> list[str]:
+    """At least `size` variants of the seed: its declared space, crossed with num_stages as far
+    as needed (distinct compiles and timings, which is what a throughput figure needs)."""
+    from kernelgen import tuning
+
+    space = dict(tuning.space(source) or {"num_warps": [4]})
+    stages = [1, 2, 3, 4, 5, 6, 7, 8]
+    configs = tuning.configs(space)
+    if len(configs) < size and "num_stages" not in space:
+        need = -(-size // len(configs))
+        space["num_stages"] = stages[: max(1, min(len(stages), need))]
+        configs = tuning.configs(space)
+    from kernelgen.propose.tune import _any_key
+    from kernelgen.spec import load_spec
+
+    key = _any_key(load_spec(op))
+    return [tuning.with_tuned(source, {key: c}) for c in itertools.islice(configs, max(size, 1))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ops", nargs="*", default=["softmax", "rms_norm", "silu_and_mul"])
+    parser.add_argument("--batch", type=int, default=40)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--skip", nargs="*", default=[], help="steps to skip: verify bench tune batch"
+    )
+    args = parser.parse_args()
+    os.chdir(ROOT)
+
+    from kernelgen.env import environment
+    from kernelgen.spec import seed_path
+
+    env = environment("cuda")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out = args.out or ROOT / "evaluations" / "pipeline" / f"bench-{stamp}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    record = PipelineBench(
+        created=stamp,
+        environment=env.model_dump(),
+        command="python scripts/bench_pipeline.py " + " ".join(sys.argv[1:]),
+    )
+
+    def save() -> None:
+        tmp = out.with_suffix(".tmp")
+        tmp.write_text(record.model_dump_json(indent=2))
+        tmp.replace(out)
+
+    for op in args.ops:
+        fig = OpFigures(op=op)
+        record.ops.append(fig)
+        seed = seed_path(op)
+        if "verify" not in args.skip:
+            _verify(op, seed, fig)
+            save()
+        if "bench" not in args.skip:
+            _bench(op, seed, fig)
+            save()
+        if "tune" not in args.skip:
+            _tune(op, seed, fig)
+            save()
+        if "batch" not in args.skip:
+            _batch_rate(op, seed, args.batch, fig)
+            save()
+    print(f"record: {out}")
+    _table(record)
+
+
+def _verify(op: str, seed: Path, fig: OpFigures) -> None:
+    from kernelgen.verify import verify_candidate
+
+    cache = Path(tempfile.mkdtemp(prefix="kernelgen-cold-cache-"))
+    old = os.environ.get("KERNELGEN_TRITON_CACHE")
+    os.environ["KERNELGEN_TRITON_CACHE"] = str(cache)
+    try:
+        for label in ("cold", "warm"):
+            start = time.monotonic()
+            v = verify_candidate(op, seed, device="cuda")
+            wall = round(time.monotonic() - start, 2)
+            phases = v.phases.model_dump() if v.phases else {}
+            if label == "cold":
+                fig.verify_cold_s, fig.verify_phases_cold = wall, phases
+            else:
+                fig.verify_warm_s, fig.verify_phases_warm = wall, phases
+            fig.verify_outcome = v.outcome if v.accepted else f"{v.category}: {v.reason}"
+            print(f"{op} verify {label}: {wall} s {v.outcome} {phases}", flush=True)
+    except Exception as e:  # a figure missing is reported, the other steps still run
+        fig.errors.append(f"verify: {type(e).__name__}: {e}")
+    finally:
+        if old is None:
+            os.environ.pop("KERNELGEN_TRITON_CACHE", None)
+        else:
+            os.environ["KERNELGEN_TRITON_CACHE"] = old
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def _bench(op: str, seed: Path, fig: OpFigures) -> None:
+    from kernelgen.bench import bench_files, save_bench
+
+    try:
+        for peers, attr in ((True, "bench_fresh_peers_s"), ("cached", "bench_cached_peers_s")):
+            start = time.monotonic()
+            (rec,) = bench_files(op, [("seed", seed)], peers=peers)
+            setattr(fig, attr, round(time.monotonic() - start, 2))
+            print(f"{op} bench peers={peers}: {getattr(fig, attr)} s", flush=True)
+        save_bench(rec, op)
+        worst = None
+        for s in rec.shapes:
+            for who, t in (("seed", s.candidate), ("eager", s.eager), ("compile", s.compile)):
+                if t is None or t.cached:
+                    continue
+                fig.spreads[f"{s.shape}/{who}"] = round(t.spread, 4)
+                if worst is None or t.spread > worst[0]:
+                    worst = (t.spread, f"{s.shape}/{who}")
+        if worst:
+            fig.worst_spread, fig.worst_spread_shape = round(worst[0], 4), worst[1]
+    except Exception as e:  # noqa: BLE001
+        fig.errors.append(f"bench: {type(e).__name__}: {e}")
+
+
+def _tune(op: str, seed: Path, fig: OpFigures) -> None:
+    from kernelgen import tuning
+    from kernelgen.propose.tune import search
+    from kernelgen.spec import load_spec
+
+    try:
+        source = seed.read_text()
+        fig.tune_space = len(tuning.configs(tuning.space(source) or {}))
+        start = time.monotonic()
+        found = search(load_spec(op), source)
+        fig.tune_s = round(time.monotonic() - start, 2)
+        fig.tune_note = found.note
+        print(
+            f"{op} tune of {fig.tune_space} configs: {fig.tune_s} s ({fig.tune_note})", flush=True
+        )
+    except Exception as e:  # noqa: BLE001
+        fig.errors.append(f"tune: {type(e).__name__}: {e}")
+
+
+def _batch_rate(op: str, seed: Path, size: int, fig: OpFigures) -> None:
+    from kernelgen.bench import tune_variants
+
+    try:
+        sources = [seed.read_text(), *_batch(op, seed.read_text(), size)]
+        fig.batch = len(sources) - 1
+        start = time.monotonic()
+        result = tune_variants(op, sources, baseline=0)
+        wall = time.monotonic() - start
+        fig.batch_compile_s = result.compile_seconds
+        fig.batch_timing_s = result.seconds
+        timed = sum(1 for v in result.variants[1:] if any(r.median_us for r in v.shapes))
+        fig.batch_per_gpu_minute = round(timed / (wall / 60), 1)
+        print(
+            f"{op} batch of {fig.batch}: {wall:.1f} s (compile {result.compile_seconds} s, "
+            f"timing {result.seconds} s), {timed} timed, {fig.batch_per_gpu_minute}/GPU-min",
+            flush=True,
+        )
+    except Exception as e:  # noqa: BLE001
+        fig.errors.append(f"batch: {type(e).__name__}: {e}")
+
+
+def _table(record: PipelineBench) -> None:
+    cols = ["op", "verify cold", "verify warm", "bench", "bench cached", "worst spread",
+            "tune (space)", "batch/GPU-min"]  # fmt: skip
+    print(" | ".join(cols))
+    for f in record.ops:
+        row = [
+            f.op,
+            f"{f.verify_cold_s}",
+            f"{f.verify_warm_s}",
+            f"{f.bench_fresh_peers_s}",
+            f"{f.bench_cached_peers_s}",
+            f"{f.worst_spread} ({f.worst_spread_shape})",
+            f"{f.tune_s} ({f.tune_space})",
+            f"{f.batch_per_gpu_minute} ({f.batch})",
+        ]
+        print(" | ".join(row))
+        for e in f.errors:
+            print(f"  error: {e[:300]}")
+
+
+if __name__ == "__main__":
+    main()
