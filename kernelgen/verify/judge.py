@@ -216,8 +216,7 @@ class _Judging:
         sanitized: list[str] = []
         try:
             mark = time.monotonic()
-            for case in ev.cases():
-                ev.truths.get(case)
+            ev.truths.prepare(ev.cases())
             phases.truth, mark = _lap(mark)
             _, failure, where = ev.precompile(self.path)
             phases.compile, mark = _lap(mark)

@@ -71,6 +71,20 @@ class Truths:
         folder.mkdir(parents=True, exist_ok=True)
         self._cases: dict[str, CaseTruth] = {}
 
+    def prepare(self, cases: list[Case], threads: int = 8) -> None:
+        """Compute what is missing, several cases at once: drawing inputs, saving them and the
+        float64 reference are torch work that runs outside the GIL."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        missing = [c for c in cases if c.name not in self._cases]
+        if len(missing) <= 1:
+            for c in missing:
+                self.get(c)
+            return
+        with ThreadPoolExecutor(min(threads, len(missing))) as ex:
+            for case, truth in zip(missing, ex.map(self._compute, missing), strict=True):
+                self._cases[case.name] = truth
+
     def get(self, case: Case) -> CaseTruth:
         if case.name not in self._cases:
             self._cases[case.name] = self._compute(case)

@@ -56,7 +56,8 @@ def _reject_hang(tmp_path: Path, device: str) -> None:
     assert f"case {case}:" in (v.reason or "")
     assert f"after {DEADLINE_CAP_S[device]:.0f} s" in (v.reason or "")
     # The cases before it are quick; the deadline, not a process timeout, ends the wait.
-    assert waited < DEADLINE_CAP_S[device] + 60
+    if device == "cpu":  # on CUDA a cold compile ahead comes first and takes its own time
+        assert waited < DEADLINE_CAP_S[device] + 60
 
 
 def test_hang_in_the_third_size_is_a_timeout_naming_its_case(tmp_path: Path) -> None:
