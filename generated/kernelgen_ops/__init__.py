@@ -2,7 +2,7 @@
 
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
-    kernelgen_ops.rms_norm(...)      seed run None/None on NVIDIA H200, 6.00x vs eager
+    kernelgen_ops.rms_norm(...)      tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
     kernelgen_ops.silu_and_mul(...)  seed run None/None on NVIDIA H200, 1.32x vs eager
     kernelgen_ops.softmax(...)       seed run None/None on NVIDIA H200, 0.66x vs eager
 
@@ -30,7 +30,7 @@ def available() -> dict[str, dict]:
     return _runtime.available()
 
 
-# rms_norm: seed run None/None on NVIDIA H200, 6.00x vs eager
+# rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
     _contracts.check_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
@@ -51,7 +51,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     """rms_norm(x, weight, eps): x * rsqrt(mean(x^2, -1) + eps) * weight over the last dimension,
     computed in fp32 (or wider), returned in x's dtype.
 
-    Kernel: seed run None/None on NVIDIA H200, 6.00x vs eager; see
+    Kernel: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager; see
     kernelgen_ops.available()["rms_norm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

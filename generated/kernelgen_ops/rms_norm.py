@@ -2,22 +2,18 @@
 # The source below is the candidate as judged, except for this header and the two config
 # loads (TUNED, DEFAULT_CONFIG come from configs/rms_norm.json); ruff leaves it as it is.
 #
-# source    seeds/rms_norm.py
-# record    evaluations/rms_norm/bench-seed-20261130T153823Z.json
-# proposer  seed (model -, round -, parent -)
+# source    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/source.py
+# record    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/record.json
+# proposer  tune (model -, round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# speedups  geomean 6.00x vs eager, 1.40x vs torch.compile, - vs seed
-#           4096x4096 bfloat16: 22.4 us, 11.37x eager, 1.10x compile, - seed
-#           16384x8192 bfloat16: 134.9 us, 13.09x eager, 0.96x compile, - seed
-#           64x7168 bfloat16: 28.5 us, 3.48x eager, 1.65x compile, - seed
-#           1x4096 bfloat16: 24.3 us, 3.85x eager, 1.76x compile, - seed
-#           8x7168 bfloat16: 20.7 us, 3.92x eager, 1.75x compile, - seed
-# sha256    1e0a1255af835ddf2faccfe42a4bb45dfe5645a225cb81f851f3ec218c3faddd
-# promoted  2026-11-30T16:11:21+00:00
-# note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
-#           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
-#           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
-#           not references/rms_norm.py:eager, so its x-eager figures overstate
+# speedups  geomean 2.48x vs eager, 1.09x vs torch.compile, - vs seed
+#           4096x4096 bfloat16: 18.8 us, 1.30x eager, 1.12x compile, - seed
+#           16384x8192 bfloat16: 134.6 us, 1.53x eager, 0.96x compile, - seed
+#           64x7168 bfloat16: 2.8 us, 4.18x eager, 1.05x compile, - seed
+#           1x4096 bfloat16: 2.1 us, 3.19x eager, 1.18x compile, - seed
+#           8x7168 bfloat16: 2.4 us, 3.58x eager, 1.15x compile, - seed
+# sha256    6bbc3be9ed8386634f92c1d20dc43df0c0b2d72dd5f31ec3ee99c7c72638f655
+# promoted  2026-12-01T08:07:06+00:00
 #
 # ruff: noqa
 # fmt: off
@@ -38,7 +34,7 @@ from . import _runtime
 
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
 # "<rows>x<cols>" rounded up to powers of two; shapes between buckets take the nearest one.
-TUNE_SPACE = {"num_warps": [1, 2, 4, 8, 16, 32]}
+TUNE_SPACE = {"num_warps": [2, 4, 8, 16, 32]}
 DEFAULT_CONFIG = _runtime.default_config("rms_norm")  # configs/rms_norm.json
 TUNED = _runtime.tuned("rms_norm")  # per device: configs/rms_norm.json
 
@@ -71,7 +67,7 @@ def _config(*dims: int) -> dict[str, int]:
     want = [math.log2(triton.next_power_of_2(d)) for d in dims]
 
     def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want))
+        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
 
     return TUNED[min(TUNED, key=distance)]
 
