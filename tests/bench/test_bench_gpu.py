@@ -53,3 +53,31 @@ def test_tune_isolates_a_bad_config() -> None:
     good_row, bad_row = res.variants[0].shapes[0], res.variants[1].shapes[0]
     assert good_row.error is None and good_row.median_us and good_row.median_us > 0
     assert bad_row.median_us is None and bad_row.error
+
+
+def test_small_shapes_are_graph_timed_within_the_spread_target_and_peers_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kernelgen.bench.timing import SPREAD_TARGET
+
+    # A scratch project: the peer cache goes to its evaluations/, not the repository's.
+    for folder in ("references", "seeds"):
+        (tmp_path / folder).symlink_to(ROOT / folder)
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    seed = ROOT / "seeds" / "silu_and_mul.py"
+    shapes = ["64x18432", "1x14336", "4096x14336"]
+    (first,) = bench_files("silu_and_mul", [("seed", seed)], peers=True, shapes=shapes)
+    rows = {r.shape: r for r in first.shapes}
+    # 7 MB and 86 KB: kernels of a few us, graph-timed; 352 MB (~85 us): do_bench.
+    assert [rows[n].candidate.method for n in shapes] == ["graph", "graph", "do_bench"]
+    for row in rows.values():
+        for who, t in (("seed", row.candidate), ("eager", row.eager), ("compile", row.compile)):
+            assert t is not None and t.spread <= SPREAD_TARGET, (row.shape, who, t)
+        assert row.suspect is None and row.candidate.host_us
+    assert list((tmp_path / "evaluations" / "peers").glob("silu_and_mul-*.json"))
+
+    (again,) = bench_files("silu_and_mul", [("seed", seed)], peers="cached", shapes=shapes)
+    for row in again.shapes:
+        assert row.eager is not None and row.eager.cached and row.eager.measured
+        assert row.compile is not None and row.compile.cached
+        assert row.speedup_eager is not None
