@@ -255,6 +255,13 @@ class Loop:
                 self.op, seed_path(self.op), device=self.device, evaluator=self.evaluator
             )
             self.evaluator.calibrate(seed_verdict)
+            self.run.seed_verdict = seed_verdict
+            store.save_run(self.run)
+            if not seed_verdict.accepted:
+                self.observer.event(
+                    f"the seed itself was rejected ({seed_verdict.category}: "
+                    f"{seed_verdict.reason}); deadlines stay at their caps"
+                )
         return self.evaluator
 
     def sanitize_best(self) -> str | None:

@@ -311,5 +311,8 @@ class RunRecord(_Record):
     elapsed_s: float = 0.0
     best: str | None = Field(None, description="id of the best candidate, None = the seed")
     seed_bench: BenchRecord | None = None
+    seed_verdict: Verdict | None = Field(
+        None, description="the seed judged by this run's judge: its case times set the deadlines"
+    )
     usage: Usage = Field(default_factory=Usage)
     promoted: bool = False
