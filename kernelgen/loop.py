@@ -242,14 +242,18 @@ class Loop:
         )
 
     def judge_of_run(self) -> Evaluator:
-        """The run's evaluator; the seed is judged first, so its per-case times set the
-        deadlines that find a hanging candidate fast."""
+        """The run's evaluator. On CUDA the seed is judged first, so its per-case times set the
+        deadlines that find a hanging candidate fast (and the run holds the seed's CUDA
+        verdict). On CPU the interpreter's seed run costs as much as a candidate's and the
+        deadline cap (50 s) already finds a hang within a minute, so the seed is not re-run."""
         if self.evaluator is None:
             self.evaluator = Evaluator(
                 self.op,
                 self.device,
                 seed=random.SystemRandom().randrange(2**31),
             )
+            if self.device != "cuda":
+                return self.evaluator
             self.observer.event("judging the seed (sets the per-case deadlines)")
             seed_verdict = verify_candidate(
                 self.op, seed_path(self.op), device=self.device, evaluator=self.evaluator
@@ -506,7 +510,10 @@ def render_spec(spec: OpSpec) -> str:
     d = spec.data
 
     def describe(i: TensorInput | ScalarInput) -> str:
-        return f"scalar = {i.value!r}" if isinstance(i, ScalarInput) else f"tensor {i.shape}"
+        if isinstance(i, ScalarInput):
+            drawn = f", drawn per run in [{i.draw[0]:g}, {i.draw[1]:g}]" if i.draw else ""
+            return f"scalar = {i.value!r}{drawn}"
+        return f"tensor {i.shape}"
 
     inputs = ", ".join(f"{i.name}: {describe(i)}" for i in d.inputs)
     sizes = "; ".join(

@@ -32,15 +32,32 @@ SPEC = {
             "shapes": {"x": [154]},
             "interpreter": True,
         },
+        # specials: torch's silu is x / (1 + exp(-x)), so silu(-inf) = -inf / inf = NaN (not the
+        # limit 0) and silu(+inf) = inf; x * sigmoid(x) gives the same (-inf * 0), in fp32 as in
+        # fp64, so an honest kernel agrees. One that clamps x before exp() answers 0 at -inf: it
+        # is another function there and is rejected.
         {
             "name": "rank3",
             "dims": {"rows": 6, "d": 50},
             "shapes": {"x": [2, 3, 100]},
             "interpreter": True,
+            "dists": ["normal", "wide", "specials"],
         },
-        {"name": "odd", "dims": {"rows": 37, "d": 1823}, "interpreter": True},
+        {
+            "name": "odd",
+            "dims": {"rows": 37, "d": 1823},
+            "interpreter": True,
+            "dists": ["normal", "wide", "specials"],
+        },
         {"name": "long_row", "dims": {"rows": 3, "d": 5003}, "interpreter": True},
-        {"name": "many_rows", "dims": {"rows": 257, "d": 67}, "interpreter": True},
+        # The interpreter runs one program per row here, ~3 ms each: fp32 many-row coverage is
+        # rows_past_grid's (531 rows), so this size runs the half-precision dtypes only.
+        {
+            "name": "many_rows",
+            "dims": {"rows": 257, "d": 67},
+            "interpreter": True,
+            "dtypes": ["float16", "bfloat16"],
+        },
         {
             "name": "strided",
             "dims": {"rows": 19, "d": 300},
@@ -53,8 +70,56 @@ SPEC = {
             "layout": "transposed",
             "interpreter": True,
         },
+        # Output widths that are powers of two (so multiples of every block size, and the input
+        # width too): where a kernel drops its mask. Each runs one CPU dtype and bf16.
+        {
+            "name": "pow2_64",
+            "dims": {"rows": 5, "d": 64},
+            "interpreter": True,
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal", "specials"],
+        },
+        {
+            "name": "pow2_1024",
+            "dims": {"rows": 3, "d": 1024},
+            "interpreter": True,
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal"],
+        },
+        {
+            "name": "pow2_4096",
+            "dims": {"rows": 2, "d": 4096},
+            "interpreter": True,
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal", "wide"],
+        },
+        # More rows than a persistent grid of 4 programs per SM (the interpreter answers 132 SMs):
+        # rows past the grid must be written too. The interpreter runs programs one by one, ~3 ms
+        # each, so one case.
+        {
+            "name": "rows_past_grid",
+            "dims": {"rows": 531, "d": 64},
+            "interpreter": True,
+            "dtypes": ["float32"],
+            "dists": ["normal"],
+        },
+        # GPU-only sizes run in fewer combinations: each new row length is a new compile.
         {"name": "huge_row", "dims": {"rows": 4, "d": 70001}},
         {"name": "mlp", "dims": {"rows": 2048, "d": 14336}, "dists": ["normal"]},
+        {
+            "name": "pow2_huge",
+            "dims": {"rows": 3, "d": 65536},
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal"],
+        },
+        # 20011 rows: more than 132 SMs x 64 programs, and a prime, so no grid divides it. As wide
+        # as pow2_1024, in its dtypes, so it reuses that size's compiles.
+        {
+            "name": "rows_past_gpu_grid",
+            "dims": {"rows": 20011, "d": 1024},
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal", "specials"],
+        },
     ],
     "bench": [
         {"name": "4096x14336", "dims": {"rows": 4096, "d": 14336}},

@@ -33,15 +33,32 @@ SPEC = {
             "shapes": {"x": [77]},
             "interpreter": True,
         },
+        # specials: torch.softmax of a row holding a NaN or a +inf is NaN throughout (inf - inf in
+        # x - max), of an all -inf row NaN throughout (-inf - -inf); exp(x - max) / sum computed as
+        # written gives the same. A kernel that writes zeros for a fully masked row (the
+        # attention convention) is another operator.
         {
             "name": "rank3",
             "dims": {"rows": 6, "cols": 50},
             "shapes": {"x": [2, 3, 50]},
             "interpreter": True,
+            "dists": ["normal", "wide", "neg_inf", "specials"],
         },
-        {"name": "odd", "dims": {"rows": 37, "cols": 1823}, "interpreter": True},
+        {
+            "name": "odd",
+            "dims": {"rows": 37, "cols": 1823},
+            "interpreter": True,
+            "dists": ["normal", "wide", "neg_inf", "specials"],
+        },
         {"name": "long_row", "dims": {"rows": 3, "cols": 5003}, "interpreter": True},
-        {"name": "many_rows", "dims": {"rows": 257, "cols": 67}, "interpreter": True},
+        # The interpreter runs one program per row here, ~3 ms each: fp32 many-row coverage is
+        # rows_past_grid's (531 rows), so this size runs the half-precision dtypes only.
+        {
+            "name": "many_rows",
+            "dims": {"rows": 257, "cols": 67},
+            "interpreter": True,
+            "dtypes": ["float16", "bfloat16"],
+        },
         {
             "name": "strided",
             "dims": {"rows": 19, "cols": 300},
@@ -53,6 +70,39 @@ SPEC = {
             "dims": {"rows": 45, "cols": 130},
             "layout": "transposed",
             "interpreter": True,
+        },
+        # Widths that are powers of two (so multiples of every block size): where a kernel drops
+        # its mask or takes an `n % BLOCK == 0` path. Each runs one CPU dtype and bf16.
+        {
+            "name": "pow2_64",
+            "dims": {"rows": 5, "cols": 64},
+            "interpreter": True,
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal", "specials"],
+        },
+        {
+            "name": "pow2_1024",
+            "dims": {"rows": 3, "cols": 1024},
+            "interpreter": True,
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal", "neg_inf"],
+        },
+        {
+            "name": "pow2_4096",
+            "dims": {"rows": 2, "cols": 4096},
+            "interpreter": True,
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal", "wide"],
+        },
+        # More rows than a persistent grid of 4 programs per SM (the interpreter answers 132 SMs):
+        # rows past the grid must be written too. The interpreter runs programs one by one, ~3 ms
+        # each, so one case.
+        {
+            "name": "rows_past_grid",
+            "dims": {"rows": 531, "cols": 64},
+            "interpreter": True,
+            "dtypes": ["float32"],
+            "dists": ["normal"],
         },
         # GPU-only sizes run in fewer combinations: each new row length is a new compile.
         {
@@ -72,6 +122,20 @@ SPEC = {
             "dims": {"rows": 4096, "cols": 4096},
             "dtypes": ["float16", "bfloat16"],
             "dists": ["normal", "neg_inf"],
+        },
+        {
+            "name": "pow2_huge",
+            "dims": {"rows": 3, "cols": 131072},
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal"],
+        },
+        # 20011 rows: more than 132 SMs x 64 programs, and a prime, so no grid divides it. As wide
+        # as pow2_1024, in its dtypes, so it reuses that size's compiles.
+        {
+            "name": "rows_past_gpu_grid",
+            "dims": {"rows": 20011, "cols": 1024},
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal", "specials"],
         },
     ],
     "bench": [

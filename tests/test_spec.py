@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
 import pytest
 
 from kernelgen.errors import SpecError, UsageError
-from kernelgen.spec import known_ops, load_spec
+from kernelgen.spec import Case, OpSpec, ScalarInput, known_ops, load_spec, resolve_dim
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,6 +35,48 @@ def test_shipped_operators_load() -> None:
         for shape in spec.data.bench:
             cost = spec.cost(shape.dims, shape.dtype)
             assert cost.bytes > 0 and cost.flops > 0
+
+
+def _width(spec: OpSpec, case: Case) -> int:
+    """The last dimension of the first input: the row length a kernel blocks over."""
+    first = spec.data.inputs[0]
+    if first.name in case.size.shapes:
+        return case.size.shapes[first.name][-1]
+    return resolve_dim(first.shape[-1], case.dims)  # type: ignore[union-attr]
+
+
+def _rows(spec: OpSpec, case: Case) -> int:
+    first = spec.data.inputs[0]
+    if first.name in case.size.shapes:
+        return math.prod(case.size.shapes[first.name][:-1])
+    return math.prod(resolve_dim(d, case.dims) for d in first.shape[:-1])  # type: ignore[union-attr]
+
+
+def _pow2(n: int) -> bool:
+    return n > 1 and n & (n - 1) == 0
+
+
+@pytest.mark.parametrize("op", ["softmax", "rms_norm", "silu_and_mul"])
+def test_grid_covers_what_cheats_exploit(op: str) -> None:
+    spec = load_spec(op)
+    cpu = [c for c in spec.cases if c.interpreter]
+    gpu = [c for c in spec.cases if not c.size.interpreter]
+    # Widths that are multiples of 64 and powers of two: where a kernel drops its mask.
+    cpu_pow2 = {_width(spec, c) for c in cpu if _pow2(_width(spec, c))}
+    assert any(w % 64 == 0 for w in cpu_pow2) and len(cpu_pow2) >= 3, cpu_pow2
+    assert any(_pow2(_width(spec, c)) and _width(spec, c) >= 65536 for c in gpu)
+    # More rows than a persistent grid: 132 SMs x 64 programs on the H200, 4 x 132 on CPU.
+    assert any(_rows(spec, c) > 132 * 64 for c in gpu)
+    assert any(_rows(spec, c) > 4 * 132 for c in cpu)
+    # NaN, +inf, -inf and an all -inf row, in CPU cases of more than 2 rows.
+    assert any(c.dist == "specials" and _rows(spec, c) > 2 for c in cpu)
+
+
+def test_rms_norm_eps_is_drawn() -> None:
+    spec = load_spec("rms_norm")
+    eps = next(i for i in spec.data.inputs if isinstance(i, ScalarInput))
+    assert eps.draw is not None and eps.draw[0] < eps.value < eps.draw[1]
+    assert any(c.dist == "small" and c.interpreter for c in spec.cases)
 
 
 def test_unknown_operator_lists_known(project: Path) -> None:
@@ -78,6 +121,46 @@ def test_bad_spec_names_file_and_field(project: Path, edit: tuple[str, str], mes
     _write(project, GOOD.replace(*edit))
     with pytest.raises(SpecError, match=message):
         load_spec("bad")
+
+
+SCALAR = GOOD.replace("def bad(x):", "def bad(x, eps):").replace(
+    '"inputs": [{"name": "x", "shape": ["rows", "cols"]}]',
+    '"inputs": [{"name": "x", "shape": ["rows", "cols"]}, '
+    '{"kind": "scalar", "name": "eps", "value": 1e-6, "draw": [1e-8, 1e-2]}]',
+)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("[1e-8, 1e-2]", "[1e-2, 1e-8]"), r"0 < lo < hi"),
+        (("[1e-8, 1e-2]", "[0.0, 1e-2]"), r"0 < lo < hi"),
+        (("[1e-8, 1e-2]", "[-1.0, 1.0]"), r"0 < lo < hi"),
+        (("[1e-8, 1e-2]", "[1e-3, 1e-3]"), r"0 < lo < hi"),
+        (("[1e-8, 1e-2]", "[1e-8, float('inf')]"), r"0 < lo < hi"),
+        (("[1e-8, 1e-2]", "[1e-8]"), r"\.1: Field required"),
+        (('"value": 1e-6', '"value": 1'), r"only a float scalar can be drawn"),
+        (('"value": 1e-6', '"value": True'), r"only a float scalar can be drawn"),
+    ],
+)
+def test_bad_draw_range_names_file_and_field(
+    project: Path, edit: tuple[str, str], message: str
+) -> None:
+    _write(project, SCALAR.replace(*edit))
+    with pytest.raises(SpecError, match=r"bad\.py: SPEC\.inputs\.1\.scalar\.draw.*" + message):
+        load_spec("bad")
+
+
+def test_unknown_input_kind_names_file_and_field(project: Path) -> None:
+    _write(project, SCALAR.replace('"kind": "scalar"', '"kind": "vector"'))
+    with pytest.raises(SpecError, match=r"bad\.py: SPEC\.inputs\.1: kind: expected"):
+        load_spec("bad")
+
+
+def test_drawn_scalar_spec_loads(project: Path) -> None:
+    _write(project, SCALAR)
+    eps = load_spec("bad").data.inputs[1]
+    assert isinstance(eps, ScalarInput) and eps.draw == (1e-8, 1e-2) and eps.value == 1e-6
 
 
 def test_good_spec_loads(project: Path) -> None:
