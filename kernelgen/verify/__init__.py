@@ -34,6 +34,7 @@ def _rejected(
         candidate=str(path),
         sha256=digest,
         accepted=False,
+        outcome="rejected",
         category=category,  # type: ignore[arg-type]
         reason=reason,
         device=device,  # type: ignore[arg-type]

@@ -34,12 +34,19 @@ def one_by_one(run: Any, compile_all: bool) -> Any:
         configs = self.configs
         if len(configs) <= 1:
             return run(self, *args, **kwargs)
+        # The configs this launch would choose among: an honest kernel may prune its space
+        # per shape (early_config_prune), and a config it prunes away is never run by it.
+        self.nargs = dict(zip(self.arg_names, args, strict=False))  # as Autotuner.run does
+        try:
+            allowed = list(self.prune_configs(kwargs))
+        finally:
+            self.nargs = None
         if compile_all:
-            picks = list(configs)
+            picks = allowed
         else:
             turn = getattr(self, "_kernelgen_turn", 0)
             self._kernelgen_turn = turn + 1
-            picks = [configs[turn % len(configs)]]
+            picks = [allowed[turn % len(allowed)]]
         result = None
         try:
             for config in picks:

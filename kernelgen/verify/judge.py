@@ -456,18 +456,28 @@ class _Judging:
         ev = self.ev
         smallest = min(run, key=lambda ct: _numel(ct[0]))
         largest = max(run, key=lambda ct: _numel(ct[0]))
-        # Every config of an autotuned kernel, on one case: each launch takes the next config.
-        sweep = largest if self.device == "cuda" else _mid(run)
-        for i in range(max(0, self.configs - 1)):
-            try:
-                self.call(sweep[0], sweep[1], "a" if i % 2 else "b")
-            except Rejected as r:
-                raise Rejected(
-                    Failure(
-                        r.failure.category, f"config {i + 1} of {self.configs}: {r.failure.reason}"
-                    ),
-                    r.case or sweep[0].name,
-                ) from None
+        # Every config of an autotuned kernel on the longest reduction and on the most elements
+        # (where a config right only for short rows, or for few blocks, breaks): each launch
+        # takes the next config.
+        if self.configs > 1:
+            red = self.spec.data.reduction
+
+            def length(ct: tuple[Case, CaseTruth]) -> tuple[int, int]:
+                return (ct[0].dims.get(red, 0) if red else 0, _numel(ct[0]))
+
+            longest = max(run, key=length)
+            for sweep in [longest] + ([largest] if largest[0].name != longest[0].name else []):
+                for i in range(self.configs):
+                    try:
+                        self.call(sweep[0], sweep[1], "a" if i % 2 else "b")
+                    except Rejected as r:
+                        raise Rejected(
+                            Failure(
+                                r.failure.category,
+                                f"config sweep, call {i + 1} of {self.configs}: {r.failure.reason}",
+                            ),
+                            r.case or sweep[0].name,
+                        ) from None
         # A call after many calls: a kernel that counts its calls and changes after N.
         lo, hi = MANY_CALLS[self.device]
         n = ev.rng.randint(lo, hi)
@@ -540,12 +550,6 @@ def _numel(case: Case) -> int:
     for v in case.dims.values():
         n *= v
     return n
-
-
-def _mid(run: list[tuple[Case, CaseTruth]]) -> tuple[Case, CaseTruth]:
-    """On CPU, a case of middle size: large enough to have several blocks, cheap to repeat."""
-    ordered = sorted(run, key=lambda ct: _numel(ct[0]))
-    return ordered[len(ordered) // 2]
 
 
 def _why_not(case: Case) -> str:

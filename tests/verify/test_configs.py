@@ -7,9 +7,15 @@ from kernelgen.verify import configs, interpreter
 
 
 class _FakeTuner:
-    def __init__(self, configs: list[str]):
+    arg_names: list[str] = []
+
+    def __init__(self, configs: list[str], prune: str | None = None):
         self.configs = configs
+        self.prune = prune
         self.ran: list[list[str]] = []
+
+    def prune_configs(self, kwargs: dict) -> list[str]:
+        return [c for c in self.configs if c != self.prune]
 
     def run(self, *args: object, **kwargs: object) -> str:
         self.ran.append(list(self.configs))
@@ -30,6 +36,12 @@ def test_compile_ahead_compiles_every_config() -> None:
     configs.one_by_one(_FakeTuner.run, compile_all=True)(tuner)
     assert tuner.ran == [["a"], ["b"], ["c"]]
     assert tuner.configs == ["a", "b", "c"]
+
+
+def test_configs_the_kernel_prunes_are_never_run() -> None:
+    tuner = _FakeTuner(["a", "b", "c"], prune="b")
+    run = configs.one_by_one(_FakeTuner.run, compile_all=False)
+    assert [run(tuner) for _ in range(3)] == ["a", "c", "a"]
 
 
 def test_single_config_untouched() -> None:
