@@ -19,7 +19,8 @@ from typing import Any
 
 from kernelgen.spec import BenchShape, OpSpec, TensorInput, resolve_dim
 from kernelgen.verify.protocol import Compile, Failed, Load, Reply, TensorMeta
-from kernelgen.verify.session import Dead, Pool, Runner, runner_env
+from kernelgen.verify.sandbox import sandbox_env
+from kernelgen.verify.session import Dead, Pool, Runner
 
 DEADLINE_S = 240.0  # one layout: a huge whole-row block can take minutes to compile
 Layout = list[TensorMeta | float | int | bool]
@@ -55,7 +56,7 @@ def compile_pool(
 ) -> Pool:
     """Compile-only runners. (On CPU there is nothing to compile: the interpreter's launches
     just run, which the protocol's tests use.)"""
-    base = env if env is not None else runner_env(device)
+    base = env if env is not None else sandbox_env(device)
     return Pool(device, {**base, "KERNELGEN_COMPILE_ONLY": "1"}, memory_mb, size, root, warm)
 
 

@@ -31,7 +31,8 @@ from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.verify import ahead, checks, sanitizer
 from kernelgen.verify.checks import Failure
 from kernelgen.verify.protocol import Call, Failed, Load, Reply
-from kernelgen.verify.session import Dead, Pool, Runner, runner_env
+from kernelgen.verify.sandbox import sandbox_env
+from kernelgen.verify.session import Dead, Pool, Runner
 from kernelgen.verify.tensors import overlaps, storage_digest
 from kernelgen.verify.truth import CaseTruth, Truths
 
@@ -106,7 +107,7 @@ class Evaluator:
         extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
         # On CUDA the compile-ahead runners write Triton's cache (paths.triton_cache()), the
         # judging runner and the benchmark only load from it.
-        self.env = runner_env(device, extra)
+        self.env = sandbox_env(device, extra)
         # keep_warm: replace each runner as it is taken, for the next candidate of the run; a
         # judge made for one candidate starts no replacements.
         self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners", keep_warm)
@@ -331,7 +332,7 @@ class _Judging:
             request, self.ev.deadline(case.name, repeat), case.name, f"case {case.name}"
         )
         try:
-            self.check_log(reply, guard and not profile)
+            self.check_log(reply, guard or profile)
             out = self.check_output(reply, out_file, truth, variant, case)
         finally:
             out_file.unlink(missing_ok=True)

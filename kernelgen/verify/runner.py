@@ -148,7 +148,8 @@ class Runner:
                     out = None  # the last call's result only; earlier ones are freed first
                     guard.flood_free_memory(self.device, req.fill)
                     if req.profile:
-                        out, cuda_kernels = self._profiled(args, req.fill)
+                        out, cuda_kernels, seen = self._profiled(args, req.fill)
+                        _merge(log, seen)
                     elif req.guard:
                         with guard.guarded(req.fill, self.casts_allowed) as seen:
                             out = self.fn(*args)
@@ -174,7 +175,7 @@ class Runner:
             input_digests=[tensors.storage_digest(t) for t in inputs],
             kept={k: [tensors.storage_digest(t) for t in v] for k, v in self.kept.items()},
             kept_spans={k: [tensors.span(t) for t in v] for k, v in self.kept.items()},
-            log=log if req.guard and not req.profile else None,
+            log=log if req.guard or req.profile else None,
             cuda_kernels=cuda_kernels,
             seconds=round(seconds, 4),
         )
@@ -185,17 +186,18 @@ class Runner:
         if self.device == "cuda":
             self.torch.cuda.synchronize()
 
-    def _profiled(self, args: list[Any], fill: str) -> tuple[Any, list[str]]:
-        """One call under the CUDA profiler (CUPTI): the kernels the GPU actually ran, whatever
-        launched them. Compiled already by the calls before it, so no JIT work is in the trace."""
+    def _profiled(self, args: list[Any], fill: str) -> tuple[Any, list[str], Any]:
+        """One call under the CUDA profiler (CUPTI) and the guard: the kernels the GPU actually
+        ran, whatever launched them, and the guard's record of the same call. Compiled already
+        by the calls before it, so no JIT work is in the trace."""
         from torch.profiler import ProfilerActivity, profile
 
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            with self.guard.guarded(fill, self.casts_allowed):
+            with self.guard.guarded(fill, self.casts_allowed) as seen:
                 out = self.fn(*args)
                 self._sync()
         names = sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})
-        return out, names
+        return out, names, seen
 
 
 def _merge(log: CallLog, seen: Any) -> None:

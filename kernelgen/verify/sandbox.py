@@ -93,6 +93,20 @@ def _tail(path: Path, limit: int = 4000) -> str:
     return data.decode("utf-8", "replace")
 
 
+def sandbox_env(device: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a sandboxed process: the interpreter on CPU; on CUDA, Triton's cache
+    shared by every sandbox (what the judge's runners compiled, the benchmark loads)."""
+    env = {**os.environ, **(extra or {})}
+    env["PYTHONUNBUFFERED"] = "1"
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+        env.setdefault("CUDA_VISIBLE_DEVICES", "")
+    else:
+        env.pop("TRITON_INTERPRET", None)
+        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
+    return env
+
+
 def run_isolated(
     target: str,
     request: str,
@@ -105,15 +119,7 @@ def run_isolated(
     """Run `target` ("package.module:function", called with the request text, returning the
     result text) in a fresh process and return its outcome."""
     nonce = secrets.token_hex(16)
-    env = {**os.environ, **(env or {})}
-    env["PYTHONUNBUFFERED"] = "1"
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-        env.setdefault("CUDA_VISIBLE_DEVICES", "")
-    else:
-        env.pop("TRITON_INTERPRET", None)
-        # The same compile cache as the judge's runners: what verify compiled, bench loads.
-        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
+    env = sandbox_env(device, env)
     env["KERNELGEN_MEMORY_MB"] = str(memory_mb)
     cap = memory_mb * 1024 * 1024
     with tempfile.TemporaryDirectory(prefix="kernelgen-") as tmp:

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from kernelgen.paths import triton_cache
 from kernelgen.records import Category
 from kernelgen.verify.protocol import Exit, Reply, Request
 from kernelgen.verify.sandbox import _child_setup, _describe_exit, _rss_bytes, _tail
@@ -169,18 +168,6 @@ class Runner:
         self._req_w = self._rep_r = -1
         self._out.close()
         self._err.close()
-
-
-def runner_env(device: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {**os.environ, **(extra or {})}
-    env["PYTHONUNBUFFERED"] = "1"
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-        env.setdefault("CUDA_VISIBLE_DEVICES", "")
-    else:
-        env.pop("TRITON_INTERPRET", None)
-        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
-    return env
 
 
 class Pool:
