@@ -6,6 +6,7 @@ order). Each tool runs a fresh runner wrapped by the sanitizer; a report is a re
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -27,6 +28,10 @@ _SUMMARY = re.compile(r"(ERROR SUMMARY|RACECHECK SUMMARY): (\d+) (errors?|hazard
 
 
 def executable() -> str | None:
+    """KERNELGEN_COMPUTE_SANITIZER names one (tests put a stand-in there), else the CUDA one."""
+    override = os.environ.get("KERNELGEN_COMPUTE_SANITIZER")
+    if override:
+        return override
     return shutil.which("compute-sanitizer") or (
         "/usr/local/cuda/bin/compute-sanitizer"
         if Path("/usr/local/cuda/bin/compute-sanitizer").is_file()
@@ -47,7 +52,7 @@ def check(ev: Evaluator, path: Path, cases: list[Case]) -> list[str]:
         if name == "racecheck":
             wrapper += ["--racecheck-report", "hazard"]
         folder = ev.folder / f"sanitize-{name}"
-        runner = Runner("cuda", ev.env, ev.memory_mb, folder, wrapper=wrapper)
+        runner = Runner(ev.device, ev.env, ev.memory_mb, folder, wrapper=wrapper)
         try:
             reply = runner.ask(
                 Load(path=str(path), entry=ev.spec.name, arg_names=ev.spec.arg_names),
