@@ -440,7 +440,9 @@ class Loop:
             self.finish_chain([rec], round_no)
         return True
 
-    def run_loop(self) -> RunRecord:
+    def prepare(self) -> None:
+        """What a run needs before its first round: on CUDA the seed's verdict (deadlines) and
+        its timings (what the first candidate is benched and shown against)."""
         if self.device == "cuda":
             # The seed is judged first: its times set the deadlines, and its compile ahead
             # covers the bench shapes, so the seed's benchmark below loads them from the cache.
@@ -453,6 +455,9 @@ class Loop:
                 self.op, [("seed", seed_path(self.op))], peers=True
             )
             store.save_run(self.run)
+
+    def run_loop(self) -> RunRecord:
+        self.prepare()
         stopped = None
         stale_rounds = 0
         for round_no in range(self.run.rounds_done + 1, self.budget.rounds + 1):

@@ -289,7 +289,7 @@ class Budget(_Record):
 
 class RunSettings(_Record):
     op: str
-    proposer: Literal["llm", "tune", "replay", "files"]
+    proposer: Literal["llm", "tune", "replay", "files", "agent"]
     model: str | None = None
     base_url: str | None = None
     device: Literal["cpu", "cuda"]
