@@ -14,12 +14,14 @@ from kernelgen.records import (
     BenchRecord,
     Budget,
     CandidateRecord,
+    CaseResult,
     Ceilings,
     Environment,
     PeerTime,
     RunRecord,
     RunSettings,
     ShapeTiming,
+    Verdict,
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -289,6 +291,24 @@ def _bench(source: str, device: str = "cuda") -> BenchRecord:
     )
 
 
+def _verdict(device: str, sanitized: list[str], not_run: bool = False) -> Verdict:
+    return Verdict(
+        op="softmax",
+        candidate="source.py",
+        sha256=sha256(TUNED_SOFTMAX),
+        accepted=True,
+        outcome="accepted-partial" if not_run else "accepted",
+        device=device,  # type: ignore[arg-type]
+        seed=1,
+        seconds=1.0,
+        cases=[
+            CaseResult(name="one/float32/normal", status="passed"),
+            CaseResult(name="big/bfloat16/normal", status="not_run" if not_run else "passed"),
+        ],
+        sanitized=sanitized,
+    )
+
+
 def _run(best: str | None, candidates: dict[str, dict]) -> str:
     settings = RunSettings(
         op="softmax", proposer="llm", model="m", device="cuda", budget=Budget(), seed=0
@@ -312,6 +332,7 @@ def _run(best: str | None, candidates: dict[str, dict]) -> str:
             status="accepted",
             sha256=sha256(TUNED_SOFTMAX),
             bench=_bench(TUNED_SOFTMAX),
+            verdict=_verdict("cuda", sanitized=["memcheck", "racecheck"]),
         )
         fields.update(over)
         store.save_candidate("softmax", "run-1", CandidateRecord(**fields), source=TUNED_SOFTMAX)
@@ -342,6 +363,19 @@ def test_promote_from_run_takes_the_best(project: Path) -> None:
         ("r1-c0", {"r1-c0": {"bench": None}}, None, "no timings measured on CUDA"),
         ("r1-c0", {"r1-c0": {"bench": _bench(TUNED_SOFTMAX, "cpu")}}, None, "measured on CUDA"),
         ("r1-c0", {"r1-c0": {"sha256": "0" * 64}}, None, "changed since it was judged"),
+        ("r1-c0", {"r1-c0": {"verdict": None}}, None, "has no verdict"),
+        (
+            "r1-c0",
+            {"r1-c0": {"verdict": _verdict("cpu", ["memcheck"], not_run=True)}},
+            None,
+            "needs a CUDA verdict with every case run",
+        ),
+        (
+            "r1-c0",
+            {"r1-c0": {"verdict": _verdict("cuda", [])}},
+            None,
+            "not run under compute-sanitizer",
+        ),
     ],
 )
 def test_promote_from_run_refuses(project: Path, best, candidates, chosen, message) -> None:
