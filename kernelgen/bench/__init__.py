@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["accepts", "bench_files", "save_bench", "tune_variants"]
 
 DEFAULT_TIMEOUT_S = 600.0
-DEFAULT_MEMORY_MB = 8192
 # Host memory cap of the worker: inputs are drawn in float64 on the CPU before they move, and
 # torch.compile keeps its graphs in this process.
 BENCH_MEMORY_MB = 32768
@@ -185,7 +184,7 @@ def compile_variants(spec: OpSpec, sources: list[str], shapes: list[str]) -> flo
     variant that does not compile fails alone. Returns the seconds it took."""
     import tempfile
 
-    from kernelgen.verify import ahead
+    from kernelgen.verify import DEFAULT_MEMORY_MB, ahead
 
     by_name = {s.name: s for s in spec.data.bench}
     layouts = [(n, ahead.bench_layout(spec, by_name[n])) for n in shapes]

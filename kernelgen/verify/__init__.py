@@ -6,13 +6,27 @@ from __future__ import annotations
 import hashlib
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from kernelgen.errors import UsageError
 from kernelgen.records import Verdict
 from kernelgen.spec import load_spec
-from kernelgen.verify.judge import DEFAULT_MEMORY_MB, Evaluator
+
+if TYPE_CHECKING:
+    from kernelgen.verify.judge import Evaluator
 
 __all__ = ["DEFAULT_MEMORY_MB", "Evaluator", "sha256", "static_gate", "verify_candidate"]
+DEFAULT_MEMORY_MB = 8192
+
+
+def __getattr__(name: str) -> Any:
+    # The judge (and torch) load on first use: the sandboxed processes start in this package,
+    # and the candidate's runner must not import the judge's code at all.
+    if name == "Evaluator":
+        from kernelgen.verify.judge import Evaluator
+
+        return Evaluator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def sha256(source: str) -> str:
@@ -89,6 +103,7 @@ def verify_candidate(
     if gate is not None:
         return gate
     from kernelgen.env import environment
+    from kernelgen.verify.judge import Evaluator
 
     own = evaluator is None
     ev = evaluator or Evaluator(

@@ -28,7 +28,7 @@ import torch
 
 from kernelgen.records import CaseResult, Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
-from kernelgen.verify import ahead, checks, sanitizer
+from kernelgen.verify import DEFAULT_MEMORY_MB, ahead, checks, sanitizer
 from kernelgen.verify.checks import Failure
 from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.sandbox import sandbox_env
@@ -44,7 +44,6 @@ ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
 SLACK = 20.0
 COMPILE_DEADLINE_S = 240.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
-DEFAULT_MEMORY_MB = 8192
 
 
 class Rejected(Exception):
