@@ -208,6 +208,18 @@ def optimize(
     from kernelgen.optimize import OptimizeOptions, optimize_op, resolve_ops
 
     names = resolve_ops(ops or [], all_ops, resume)
+    if resume:
+        from kernelgen import agent
+        from kernelgen.store import load_run
+
+        if load_run(names[0], resume).settings.proposer == "agent":
+            status = agent.finish_pending(resume)
+            if json_out:
+                emit_json(status.model_dump(mode="json"))
+            else:
+                out.print(f"{agent.NO_PROPOSER}; pending judgements finished")
+                out.print(_agent_status_text(status))
+            return
     options = OptimizeOptions(
         proposer=proposer.value if proposer else None,
         model=model,
@@ -290,6 +302,156 @@ def report(
     result = reports.render_run(op, run_id=run, candidate=candidate, fmt=fmt.value, out=out_path)
     for item in result.renderables:
         out.print(item)
+
+
+agent_app = typer.Typer(
+    no_args_is_help=True,
+    help="A coding agent as the proposer, through the shell: start a run, read its context, "
+    "submit candidates, read the verdicts.",
+)
+app.add_typer(agent_app, name="agent")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="JSON on the last line")]
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _agent_status_text(status: Any) -> str:
+    lines = [
+        f"run {status.run_id} ({status.op}, {status.device}, {status.proposer}"
+        + (f" · {status.model}" if status.model else "")
+        + f"): {len(status.candidates)} candidates, {status.pending} pending, "
+        f"best {status.best or 'the seed'}"
+    ]
+    for c in status.candidates:
+        why = f" [{c.category}]: {c.reason}" if c.category else ""
+        gain = f", {c.speedup:.2f}x vs the best" if c.speedup is not None else ""
+        lines.append(f"  {c.id}: {c.status}{gain}{why}")
+    return "\n".join(lines)
+
+
+@agent_app.command("start")
+@clean_errors
+def agent_start(
+    op: Annotated[str, typer.Argument(help="operator name, e.g. softmax")],
+    device: Annotated[DeviceOpt | None, typer.Option(help="default: cuda when present")] = None,
+    model: Annotated[str | None, typer.Option(help="the agent's model, for the record")] = None,
+    json_out: JsonOpt = False,
+):
+    """Start a run with proposer 'agent'; prints its id (on CUDA, after the seed is timed)."""
+    from kernelgen import agent
+
+    run = agent.start_run(op, _device(device), model)
+    if json_out:
+        emit_json({"run_id": run.id, "op": run.op, "device": run.settings.device})
+    else:
+        out.print(f"started {run.op} run {run.id} on {run.settings.device}")
+        out.print(f"next: kernelgen agent context {run.id}")
+
+
+@agent_app.command("context")
+@clean_errors
+def agent_context(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
+    """What the llm proposer's prompt holds: spec, reference, seed, best, timings, history,
+    the last failure."""
+    from kernelgen import agent
+
+    ctx = agent.get_context(run_id)
+    if json_out:
+        emit_json(ctx.model_dump(mode="json"))
+    else:
+        print(ctx.prompt)  # plain print: the prompt is Markdown with code, not rich markup
+        print(f"\n(next candidate: {ctx.next_candidate}, judged against {ctx.parent})")
+
+
+@agent_app.command("submit")
+@clean_errors
+def agent_submit(
+    run_id: Annotated[str, typer.Argument()],
+    file: Annotated[Path, typer.Argument(help="candidate module")],
+    note: Annotated[
+        str | None, typer.Option(help="why this candidate (kept as its transcript)")
+    ] = None,
+    json_out: JsonOpt = False,
+):
+    """Judge one candidate as the loop does: exit 0 accepted, 1 rejected, 2 usage."""
+    from kernelgen import agent
+
+    if not file.is_file():
+        raise UsageError(f"{file}: no such file; expected the candidate module")
+    try:
+        source = file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{file}: not UTF-8 text; expected a Python module") from None
+    result = agent.submit_candidate(run_id, source, note)
+    if json_out:
+        emit_json(result.model_dump(mode="json"))
+    else:
+        for c in (result.candidate, result.tuned):
+            if c is None:
+                continue
+            line = f"{c.id}: {c.outcome or c.status}"
+            if c.category:
+                line += f" [{c.category}]"
+            if c.reason:
+                line += f": {c.reason}"
+            if c.failing_case is not None:
+                line += f" (case {c.failing_case.name})"
+            out.print(line, markup=False, soft_wrap=True)
+            for s in c.shapes:
+                out.print(
+                    f"  {s.shape} {s.dtype}: {s.us:.1f} us, {s.limit_pct:.0f}% of limit "
+                    f"({s.bound}), vs best {_ratio(s.vs_best)}, vs eager {_ratio(s.vs_eager)}, "
+                    f"vs compile {_ratio(s.vs_compile)}"
+                )
+        if not result.timed:
+            out.print("not timed: Triton's CPU interpreter verifies, it does not time")
+        out.print(f"best: {result.best or 'the seed'}")
+    raise typer.Exit(0 if result.accepted else 1)
+
+
+@agent_app.command("status")
+@clean_errors
+def agent_status(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
+    """The run's candidates with their verdicts, and its best."""
+    from kernelgen import agent
+
+    status = agent.run_status(run_id)
+    if json_out:
+        emit_json(status.model_dump(mode="json"))
+    else:
+        out.print(_agent_status_text(status), markup=False, soft_wrap=True)
+
+
+@agent_app.command("promote")
+@clean_errors
+def agent_promote(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
+    """Sanitize the run's best and put it into generated/ (CUDA runs only); exit 1 if not."""
+    from kernelgen import agent
+
+    result = agent.promote(run_id)
+    if json_out:
+        emit_json(result.model_dump(mode="json"))
+    elif result.promoted:
+        out.print(f"promoted {result.candidate} into {result.path}")
+    else:
+        out.print(f"not promoted: {result.why}", markup=False)
+    raise typer.Exit(0 if result.promoted else 1)
+
+
+@agent_app.command("report")
+@clean_errors
+def agent_report(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
+    """Write the run's report.md and report.html; prints their paths."""
+    from kernelgen import agent
+
+    paths = agent.report(run_id)
+    if json_out:
+        emit_json(paths.model_dump(mode="json"))
+    else:
+        out.print(f"wrote {paths.md} and {paths.html}")
 
 
 def main() -> None:  # pragma: no cover - console script

@@ -109,6 +109,11 @@ def make_proposer(
         from kernelgen.propose.tune import TuneProposer
 
         return TuneProposer(load_spec(op), options.device, skip=skip)
+    if name == "agent":
+        # An agent pushes its candidates (kernelgen agent submit): resuming asks it for nothing.
+        from kernelgen.agent import AgentProposer
+
+        return AgentProposer()
     if not options.source:
         raise UsageError(
             f"--proposer {name} needs --from ({'a run id' if name == 'replay' else 'a folder'})"

@@ -1,0 +1,494 @@
+"""A coding agent as the proposer: the run session behind `kernelgen agent` (and an MCP server).
+
+The other proposers are pulled: the loop asks them for candidates. An agent pushes: it reads the
+context, writes a kernel, submits it, reads the verdict and decides what to try next. So an agent
+run is a Loop whose proposer never offers anything by itself; each submission is one round of one
+candidate (r<round>-c01, parent the run's best or 'seed'), stored 'pending' with its source and
+the agent's note as transcript, then finished by Loop.finish_chain exactly like a proposal of the
+loop: static rules, sandbox, correctness; on CUDA the bench against the best, the acceptance rule
+and the tuning of declared meta-parameters. Repairs are the agent's own next submissions.
+
+This lives beside optimize.py rather than in propose/: it drives a Loop from outside, it is not a
+proposer the loop calls. Every function opens the run from the store and leaves everything there,
+so one process per shell command and a long-lived server can share them unchanged; a lock on the
+run folder keeps two submissions to one run from taking the same candidate id.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import random
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelgen import loop, paths, store
+from kernelgen.errors import NoDeviceError, UsageError
+from kernelgen.optimize import CandidateSummary, maybe_promote
+from kernelgen.propose.base import Context, Proposal
+from kernelgen.records import (
+    BenchRecord,
+    Budget,
+    CandidateRecord,
+    CaseResult,
+    Outcome,
+    RunRecord,
+    Transcript,
+    Usage,
+)
+from kernelgen.spec import load_spec
+
+# Run ids are folder names: anything else could point the store outside evaluations/.
+_RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+MAX_SOURCE_CHARS = 1_000_000
+MAX_NOTE_CHARS = 100_000
+NO_PROPOSER = (
+    "an agent run has no automatic proposer: its candidates come from "
+    "`kernelgen agent submit RUN_ID FILE`"
+)
+
+
+class AgentProposer:
+    """The agent's seat in the Loop. It never proposes or repairs by itself: its candidates arrive
+    through submit_candidate, and a repair is simply the agent's next submission."""
+
+    name = "agent"
+    note = NO_PROPOSER
+
+    def __init__(self, model: str | None = None):
+        self.model = model
+        self.usage = Usage()  # the agent's tokens are spent outside kernelgen
+
+    def propose(self, ctx: Context, k: int) -> list[Proposal]:
+        return []
+
+    def repair(self, ctx: Context, failed: Proposal, failure: str) -> Proposal | None:
+        return None
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AgentContext(_Model):
+    """What the agent reads before writing the next candidate."""
+
+    run_id: str
+    next_candidate: str = Field(description="the id the next submission will get")
+    parent: str = Field(description="what the next submission is judged against: best or 'seed'")
+    context: Context = Field(description="what the llm proposer's prompt is made from")
+    prompt: str = Field(description="the llm proposer's prompt: system message, then user message")
+
+
+class ShapeResult(_Model):
+    shape: str
+    dtype: str
+    us: float
+    best_us: float | None = Field(
+        None, description="the run's best before this submission, as stored when it was timed"
+    )
+    vs_best: float | None = Field(None, description="best_us / us (the verdict used interleaved)")
+    vs_eager: float | None = None
+    vs_compile: float | None = None
+    vs_seed: float | None = None
+    gbps: float
+    limit_pct: float
+    bound: str
+
+
+class CandidateOutcome(_Model):
+    id: str
+    parent: str | None
+    status: str
+    outcome: Outcome | None = None
+    category: str | None = None
+    reason: str | None = None
+    failing_case: CaseResult | None = Field(None, description="the first case that failed")
+    cases_run: int = 0
+    cases_not_run: list[str] = Field(default_factory=list)
+    became_best: bool = False
+    speedup: float | None = Field(None, description="geomean over shapes vs the best, interleaved")
+    shapes: list[ShapeResult] = Field(default_factory=list)
+
+
+class SubmitResult(_Model):
+    run_id: str
+    op: str
+    device: str
+    candidate: CandidateOutcome
+    tuned: CandidateOutcome | None = Field(
+        None, description="CUDA: the child with the declared meta-parameters tuned, if any"
+    )
+    best: str | None = Field(description="the run's best after this submission; None = the seed")
+    timed: bool = Field(description="False on CPU: the interpreter verifies, it does not time")
+
+    @property
+    def accepted(self) -> bool:
+        return self.candidate.status == "accepted"
+
+
+class RunStatus(_Model):
+    run_id: str
+    op: str
+    device: str
+    proposer: str
+    model: str | None
+    state: str
+    best: str | None
+    rounds_done: int
+    pending: int
+    promoted: bool
+    run_dir: str
+    candidates: list[CandidateSummary]
+
+
+class PromoteResult(_Model):
+    run_id: str
+    op: str
+    candidate: str | None
+    promoted: bool
+    path: str | None = Field(None, description="the library folder it went into")
+    why: str | None = Field(None, description="why not, when not promoted")
+
+
+class ReportPaths(_Model):
+    run_id: str
+    op: str
+    md: str
+    html: str
+
+
+# ---- arguments ------------------------------------------------------------------------------
+
+
+def _text(value: object, what: str, limit: int, *, empty_ok: bool) -> str:
+    if not isinstance(value, str):
+        raise UsageError(f"{what}: expected text (a str), got {type(value).__name__}")
+    if not empty_ok and not value.strip():
+        raise UsageError(f"{what}: empty; expected the candidate module's Python source")
+    if len(value) > limit:
+        raise UsageError(f"{what}: {len(value)} characters, expected at most {limit}")
+    return value
+
+
+def _device(device: str | None) -> str:
+    import torch
+
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device not in ("cpu", "cuda"):
+        raise UsageError(f"device {device!r}: expected 'cpu' or 'cuda'")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise NoDeviceError("device cuda: no CUDA device here (use cpu)")
+    return device
+
+
+def find_run(run_id: object) -> RunRecord:
+    """A run by its id alone: ids are unique across operators (a UTC stamp and random hex), and
+    the store keeps each under evaluations/<op>/<id>/."""
+    if not isinstance(run_id, str) or not _RUN_ID.match(run_id):
+        raise UsageError(
+            f"run id {run_id!r}: expected a run id like 20260101-120000-agent-1a2b "
+            "(printed by `kernelgen agent start`)"
+        )
+    root = paths.evaluations_dir()
+    hits = sorted(root.glob(f"*/{run_id}/run.json"))
+    if not hits:
+        raise UsageError(
+            f"no run {run_id!r} under {root}: start one with `kernelgen agent start OP`"
+        )
+    if len(hits) > 1:
+        ops = ", ".join(p.parent.parent.name for p in hits)
+        raise UsageError(f"run id {run_id!r} is under several operators ({ops}): ambiguous")
+    return store.load_run(hits[0].parent.parent.name, run_id)
+
+
+@contextmanager
+def _locked(run: RunRecord) -> Iterator[None]:
+    # One writer per run: ids are taken from what is stored, so two submissions at once would
+    # otherwise both become the same r<round>-c01. Readers (context, status) need no lock: every
+    # write is atomic.
+    lock = store.run_dir(run.op, run.id) / ".agent.lock"
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _open(run: RunRecord) -> loop.Loop:
+    """The run as a Loop, from the store; its judge is made by _judging, only where one judges."""
+    return loop.resume(run.op, run.id, AgentProposer(run.settings.model))
+
+
+def _judging(runner: loop.Loop) -> None:
+    """Make the run's judge. On CUDA it takes the deadlines from the seed verdict stored at
+    start, so a submission (one process per shell command) does not pay for judging the seed
+    again; without one, prepare() judges the seed as the loop does."""
+    if runner.device == "cuda" and runner.run.seed_verdict is not None:
+        from kernelgen.verify import Evaluator
+
+        runner.evaluator = Evaluator(
+            runner.op, runner.device, seed=random.SystemRandom().randrange(2**31)
+        )
+        runner.evaluator.calibrate(runner.run.seed_verdict)
+    runner.prepare()
+
+
+def _next(runner: loop.Loop) -> tuple[int, str, str]:
+    round_no = max((r.round for r in runner.records), default=0) + 1
+    return round_no, f"r{round_no:02d}-c01", runner._best_id() or "seed"
+
+
+# ---- the session ----------------------------------------------------------------------------
+
+
+def start_run(op: str, device: str | None = None, model: str | None = None) -> RunRecord:
+    """A new run with proposer 'agent'; on CUDA the seed is judged and timed first, so the first
+    context holds its timings and the first candidate is benched against it."""
+    if not isinstance(op, str):
+        raise UsageError(f"operator {op!r}: expected an operator name")
+    load_spec(op)  # unknown -> UsageError listing the known ones
+    if model is not None:
+        model = _text(model, "model", 200, empty_ok=False).strip()
+    # The agent, not a budget, decides when to stop: rounds grows with each submission, and no
+    # repair turns, since the agent repairs by submitting again.
+    budget = Budget(rounds=1, candidates=1, repairs=0)
+    runner = loop.start(op, AgentProposer(model), device=_device(device), budget=budget)
+    try:
+        runner.prepare()
+    finally:
+        runner.close()
+    return runner.run
+
+
+def get_context(run_id: str) -> AgentContext:
+    """The context the llm proposer's prompt is built from, and that prompt as text."""
+    from kernelgen.propose.llm import render_prompt
+
+    runner = _open(find_run(run_id))
+    round_no, cid, parent = _next(runner)
+    ctx = runner.context(round_no)
+    prompt = "\n\n".join(m.content for m in render_prompt(ctx))
+    return AgentContext(
+        run_id=runner.run.id, next_candidate=cid, parent=parent, context=ctx, prompt=prompt
+    )
+
+
+def submit_candidate(run_id: str, source: str, note: str | None = None) -> SubmitResult:
+    """Judge one candidate as the loop judges any proposal, and return its verdict and timings."""
+    source = _text(source, "source", MAX_SOURCE_CHARS, empty_ok=False)
+    if note is not None:
+        note = _text(note, "note", MAX_NOTE_CHARS, empty_ok=True)
+    run = find_run(run_id)
+    if run.settings.proposer != "agent":
+        raise UsageError(
+            f"run {run.id} is a {run.settings.proposer} run of {run.op}: submit to an agent run "
+            f"(`kernelgen agent start {run.op}`)"
+        )
+    if run.settings.device == "cuda":
+        _device("cuda")
+    with _locked(run):
+        runner = _open(run)
+        try:
+            _judging(runner)  # also times the seed if a killed start did not
+            round_no, cid, parent = _next(runner)
+            before = runner._best_bench()
+            transcript = (
+                Transcript(reply=note, model=run.settings.model) if note is not None else None
+            )
+            rec = runner.new_record(
+                cid, round_no, parent, Proposal(source=source, transcript=transcript, name=cid)
+            )
+            runner.finish_chain([rec], round_no)
+            runner.run.rounds_done = round_no
+            runner.run.settings.budget.rounds = max(runner.run.settings.budget.rounds, round_no)
+            store.save_run(runner.run)
+        finally:
+            runner.close()
+    by_id = {r.id: r for r in runner.records}
+    tuned = by_id.get(f"{cid}-tuned")
+    return SubmitResult(
+        run_id=run.id,
+        op=run.op,
+        device=runner.device,
+        candidate=_outcome(by_id[cid], before),
+        tuned=_outcome(tuned, before) if tuned is not None else None,
+        best=runner.run.best,
+        timed=runner.device == "cuda",
+    )
+
+
+def run_status(run_id: str) -> RunStatus:
+    run = find_run(run_id)
+    records = store.load_candidates(run.op, run.id)
+    return RunStatus(
+        run_id=run.id,
+        op=run.op,
+        device=run.settings.device,
+        proposer=run.settings.proposer,
+        model=run.settings.model,
+        state=run.state,
+        best=run.best,
+        rounds_done=run.rounds_done,
+        pending=sum(r.status == "pending" for r in records),
+        promoted=run.promoted,
+        run_dir=str(store.run_dir(run.op, run.id)),
+        candidates=[CandidateSummary.model_validate(r, from_attributes=True) for r in records],
+    )
+
+
+def finish_pending(run_id: str) -> RunStatus:
+    """What `optimize --resume` does for an agent run: judge (and on CUDA bench and tune) what a
+    killed submission left unfinished. It asks for nothing new: there is no one to ask."""
+    run = find_run(run_id)
+    with _locked(run):
+        runner = _open(run)
+        try:
+            unfinished = [
+                (round_no, chain)
+                for round_no in sorted({r.round for r in runner.records})
+                for chain in runner.chains(round_no)
+                if any(_unfinished(r, runner.device) for r in runner.records if r.round == round_no)
+            ]
+            if unfinished:
+                _judging(runner)
+            for round_no, chain in unfinished:
+                runner.finish_chain(chain, round_no)
+            store.save_run(runner.run)
+        finally:
+            runner.close()
+    return run_status(run_id)
+
+
+def promote(run_id: str) -> PromoteResult:
+    """Put the run's best into generated/ the way `optimize` does: compute-sanitizer on the best,
+    then a bench against the library's kernel when it holds a generated one."""
+    run = find_run(run_id)
+    if run.settings.device != "cuda":
+        raise UsageError(
+            f"run {run.id} was judged on {run.settings.device}: promotion needs a candidate "
+            "verified and timed on CUDA (start the run with --device cuda on a GPU machine)"
+        )
+    _device("cuda")
+    if run.best is None:
+        raise UsageError(
+            f"run {run.id} of {run.op}: no candidate beat the seed, nothing to promote"
+        )
+    with _locked(run):
+        runner = _open(run)
+        try:
+            _judging(runner)
+            why = runner.sanitize_best()
+            events = _Events()
+            promoted = why is None and maybe_promote(runner.run, events)
+            if why is None and not promoted:
+                why = events.last or "not promoted"
+            runner.run.promoted = runner.run.promoted or promoted
+            store.save_run(runner.run)
+        finally:
+            runner.close()
+    path = paths.library_dir() if promoted else None
+    return PromoteResult(
+        run_id=run.id,
+        op=run.op,
+        candidate=run.best,
+        promoted=promoted,
+        path=str(path) if path else None,
+        why=why,
+    )
+
+
+def report(run_id: str) -> ReportPaths:
+    """Write the run's report.md and report.html (seed -> best, with the evidence)."""
+    from kernelgen.report import render_run
+
+    run = find_run(run_id)
+    written = render_run(run.op, run_id=run.id, fmt="md").written
+    by_name = {Path(p).name: str(p) for p in written}
+    return ReportPaths(
+        run_id=run.id, op=run.op, md=by_name["report.md"], html=by_name["report.html"]
+    )
+
+
+# ---- helpers --------------------------------------------------------------------------------
+
+
+class _Events:
+    """An observer that keeps the last event: maybe_promote says why it did not promote there."""
+
+    last: str | None = None
+
+    def event(self, message: str) -> None:
+        self.last = message
+
+    def candidate(self, record: CandidateRecord, run: RunRecord) -> None:
+        pass
+
+
+def _unfinished(rec: CandidateRecord, device: str) -> bool:
+    return rec.status == "pending" or (
+        rec.status == "accepted" and device == "cuda" and rec.bench is None
+    )
+
+
+def _outcome(rec: CandidateRecord, best: BenchRecord | None) -> CandidateOutcome:
+    verdict = rec.verdict
+    failing = None
+    if verdict is not None:
+        failing = next((c for c in verdict.cases if c.status == "failed"), None)
+    best_us = {(s.shape, s.dtype): s.candidate.median_us for s in best.shapes} if best else {}
+    shapes = []
+    for s in rec.bench.shapes if rec.bench else []:
+        theirs = best_us.get((s.shape, s.dtype))
+        shapes.append(
+            ShapeResult(
+                shape=s.shape,
+                dtype=s.dtype,
+                us=s.candidate.median_us,
+                best_us=theirs,
+                vs_best=theirs / s.candidate.median_us if theirs else None,
+                vs_eager=s.speedup_eager,
+                vs_compile=s.speedup_compile,
+                vs_seed=s.speedup_seed,
+                gbps=s.gbps,
+                limit_pct=s.limit_pct,
+                bound=s.bound,
+            )
+        )
+    return CandidateOutcome(
+        id=rec.id,
+        parent=rec.parent,
+        status=rec.status,
+        outcome=verdict.outcome if verdict else None,
+        category=rec.category,
+        reason=rec.reason,
+        failing_case=failing,
+        cases_run=verdict.cases_run if verdict else 0,
+        cases_not_run=verdict.cases_not_run if verdict else [],
+        became_best=rec.became_best,
+        speedup=rec.speedup,
+        shapes=shapes,
+    )
+
+
+__all__ = [
+    "AgentProposer",
+    "AgentContext",
+    "SubmitResult",
+    "RunStatus",
+    "PromoteResult",
+    "ReportPaths",
+    "find_run",
+    "start_run",
+    "get_context",
+    "submit_candidate",
+    "run_status",
+    "finish_pending",
+    "promote",
+    "report",
+]
