@@ -349,11 +349,13 @@ def render_init(manifest: Manifest) -> str:
         ]
         args = ", ".join(p.name for p in e.params)
         if e.measured:
-            origin = f"{e.proposer} run {e.run_id}/{e.candidate_id} on {e.device}"
-            origin += f", {_fmt(e.geomean_eager)} vs eager"
+            which = f"{e.proposer} run {e.run_id}/{e.candidate_id}" if e.run_id else "the seed"
+            origin = f"{which} on {e.device}, {_fmt(e.geomean_eager)} vs eager"
+            short = f"{e.run_id}/{e.candidate_id}" if e.run_id else "seed"
+            short += f", {_fmt(e.geomean_eager)} vs eager"
         else:
-            origin = f"{e.source}, {e.proposer}, not measured"
-        listing.append(f"    {f'kernelgen_ops.{op}(...)':<{width}}  {origin}")
+            origin = short = f"{e.source}, {e.proposer}, not measured"
+        listing.append(f"    {f'kernelgen_ops.{op}(...)':<{width}}  {short}")
         imports.append(f"from . import {op} as _{op}")
         doc = _wrap(e.summary, "    ") + [""]
         doc += _wrap(f'Kernel: {origin}; see kernelgen_ops.available()["{op}"].', "    ")

@@ -2,9 +2,9 @@
 
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
-    kernelgen_ops.rms_norm(...)      tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
-    kernelgen_ops.silu_and_mul(...)  seed run None/None on NVIDIA H200, 1.32x vs eager
-    kernelgen_ops.softmax(...)       seed run None/None on NVIDIA H200, 0.66x vs eager
+    kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
+    kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
+    kernelgen_ops.softmax(...)       seed, 0.66x vs eager
 
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
@@ -62,7 +62,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     return _rms_norm.rms_norm(x, weight, eps)
 
 
-# silu_and_mul: seed run None/None on NVIDIA H200, 1.32x vs eager
+# silu_and_mul: the seed on NVIDIA H200, 1.32x vs eager
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
@@ -82,8 +82,7 @@ _silu_and_mul_op = _runtime.register(
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     """silu_and_mul(x): for x[..., 2d], silu(x[..., :d]) * x[..., d:], of shape [..., d].
 
-    Kernel: seed run None/None on NVIDIA H200, 1.32x vs eager; see
-    kernelgen_ops.available()["silu_and_mul"].
+    Kernel: the seed on NVIDIA H200, 1.32x vs eager; see kernelgen_ops.available()["silu_and_mul"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
     # launcher is called directly, which skips the dispatcher's per-call overhead.
@@ -93,7 +92,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _silu_and_mul.silu_and_mul(x)
 
 
-# softmax: seed run None/None on NVIDIA H200, 0.66x vs eager
+# softmax: the seed on NVIDIA H200, 0.66x vs eager
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_softmax(x)
     return _softmax.softmax(x)
@@ -113,8 +112,7 @@ _softmax_op = _runtime.register(
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
 
-    Kernel: seed run None/None on NVIDIA H200, 0.66x vs eager; see
-    kernelgen_ops.available()["softmax"].
+    Kernel: the seed on NVIDIA H200, 0.66x vs eager; see kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
     # launcher is called directly, which skips the dispatcher's per-call overhead.
