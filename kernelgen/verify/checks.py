@@ -125,20 +125,3 @@ def precision(
         f"mean relative error {cand_err:.3g} vs torch's {torch_err:.3g} in {dtype} "
         f"(allowed {ratio:g}x + {floor:.2g}): computed in lower precision?",
     )
-
-
-def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
-    if a.numel() == 0 or b.numel() == 0 or a.device != b.device:
-        return False
-    sa, sb = a.untyped_storage(), b.untyped_storage()
-    a0, b0 = sa.data_ptr(), sb.data_ptr()
-    return a0 < b0 + sb.nbytes() and b0 < a0 + sa.nbytes()
-
-
-def bits(t: torch.Tensor) -> torch.Tensor:
-    """A bitwise image of a tensor's values (NaN == NaN), for 'unchanged' checks."""
-    flat = t.detach().contiguous().view(-1)
-    if flat.is_floating_point():
-        view = {8: torch.int64, 4: torch.int32, 2: torch.int16, 1: torch.int8}[flat.element_size()]
-        return flat.view(view).clone()
-    return flat.clone()

@@ -42,7 +42,6 @@ from kernelgen.verify.truth import CaseTruth, Truths
 DEADLINE_CAP_S = {"cpu": 50.0, "cuda": 25.0}
 ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
 SLACK = 20.0
-COMPILE_DEADLINE_S = 240.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
 
 
