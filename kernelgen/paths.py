@@ -57,3 +57,10 @@ def triton_cache() -> Path:
     for an earlier run is the same binary; candidates cannot write files (static rules)."""
     override = os.environ.get("KERNELGEN_TRITON_CACHE")
     return Path(override) if override else Path.home() / ".cache" / "kernelgen" / "triton"
+
+
+def bytecode_cache() -> Path:
+    """Where sandboxed processes keep the bytecode of what they import, when the installed
+    packages have none and cannot be written to (a --no-compile install, a read-only image):
+    without it every runner compiles torch's sources again, seconds of each runner's start."""
+    return Path.home() / ".cache" / "kernelgen" / "pycache"

@@ -26,6 +26,7 @@ import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -37,8 +38,10 @@ class OpFigures(BaseModel):
     op: str
     verify_cold_s: float | None = None
     verify_warm_s: float | None = None
-    verify_phases_cold: dict[str, float] = Field(default_factory=dict)
-    verify_phases_warm: dict[str, float] = Field(default_factory=dict)
+    verify_phases_cold: dict[str, float | int | str | None] = Field(default_factory=dict)
+    verify_phases_warm: dict[str, float | int | str | None] = Field(default_factory=dict)
+    verify_in_run_s: float | None = None
+    verify_phases_in_run: dict[str, float | int | str | None] = Field(default_factory=dict)
     verify_outcome: str | None = None
     bench_fresh_peers_s: float | None = None
     bench_cached_peers_s: float | None = None
@@ -131,23 +134,36 @@ def main() -> None:
 
 
 def _verify(op: str, seed: Path, fig: OpFigures) -> None:
-    from kernelgen.verify import verify_candidate
+    """Cold: a fresh judge and an empty Triton cache (everything compiled). Warm: a fresh judge
+    on the cache the cold run filled (what a second run of the same kernels pays). In-run: a
+    second candidate of the warm judge's run, the seed again under another hash (truth, runners
+    and compiles reused; what the loop pays per candidate)."""
+    from kernelgen.verify import Evaluator, verify_candidate
 
     cache = Path(tempfile.mkdtemp(prefix="kernelgen-cold-cache-"))
     old = os.environ.get("KERNELGEN_TRITON_CACHE")
     os.environ["KERNELGEN_TRITON_CACHE"] = str(cache)
+    twin = cache.parent / f"{cache.name}-{op}_twin.py"
+    twin.write_text(seed.read_text() + "\n# the seed again, another candidate of the run\n")
     try:
-        for label in ("cold", "warm"):
-            start = time.monotonic()
-            v = verify_candidate(op, seed, device="cuda")
-            wall = round(time.monotonic() - start, 2)
-            phases = v.phases.model_dump() if v.phases else {}
-            if label == "cold":
-                fig.verify_cold_s, fig.verify_phases_cold = wall, phases
-            else:
-                fig.verify_warm_s, fig.verify_phases_warm = wall, phases
-            fig.verify_outcome = v.outcome if v.accepted else f"{v.category}: {v.reason}"
-            print(f"{op} verify {label}: {wall} s {v.outcome} {phases}", flush=True)
+        start = time.monotonic()
+        v = verify_candidate(op, seed, device="cuda")
+        fig.verify_cold_s = round(time.monotonic() - start, 2)
+        fig.verify_phases_cold = v.phases.model_dump() if v.phases else {}
+        _said(fig, op, "cold", fig.verify_cold_s, v)
+        start = time.monotonic()
+        with Evaluator(op, "cuda") as ev:
+            for label, path in (("warm", seed), ("in-run", twin)):
+                v = verify_candidate(op, path, device="cuda", evaluator=ev)
+                wall = round(time.monotonic() - start, 2)
+                phases = v.phases.model_dump() if v.phases else {}
+                if label == "warm":
+                    fig.verify_warm_s, fig.verify_phases_warm = wall, phases
+                    ev.calibrate(v)
+                else:
+                    fig.verify_in_run_s, fig.verify_phases_in_run = wall, phases
+                _said(fig, op, label, wall, v)
+                start = time.monotonic()
     except Exception as e:  # a figure missing is reported, the other steps still run
         fig.errors.append(f"verify: {type(e).__name__}: {e}")
     finally:
@@ -156,6 +172,13 @@ def _verify(op: str, seed: Path, fig: OpFigures) -> None:
         else:
             os.environ["KERNELGEN_TRITON_CACHE"] = old
         shutil.rmtree(cache, ignore_errors=True)
+        twin.unlink(missing_ok=True)
+
+
+def _said(fig: OpFigures, op: str, label: str, wall: float, v: Any) -> None:
+    fig.verify_outcome = v.outcome if v.accepted else f"{v.category}: {v.reason}"
+    phases = v.phases.model_dump() if v.phases else {}
+    print(f"{op} verify {label}: {wall} s {fig.verify_outcome} {phases}", flush=True)
 
 
 def _bench(op: str, seed: Path, fig: OpFigures) -> None:
@@ -224,14 +247,15 @@ def _batch_rate(op: str, seed: Path, size: int, fig: OpFigures) -> None:
 
 
 def _table(record: PipelineBench) -> None:
-    cols = ["op", "verify cold", "verify warm", "bench", "bench cached", "worst spread",
-            "tune (space)", "batch/GPU-min"]  # fmt: skip
+    cols = ["op", "verify cold", "verify warm", "verify in-run", "bench", "bench cached",
+            "worst spread", "tune (space)", "batch/GPU-min"]  # fmt: skip
     print(" | ".join(cols))
     for f in record.ops:
         row = [
             f.op,
             f"{f.verify_cold_s}",
             f"{f.verify_warm_s}",
+            f"{f.verify_in_run_s}",
             f"{f.bench_fresh_peers_s}",
             f"{f.bench_cached_peers_s}",
             f"{f.worst_spread} ({f.worst_spread_shape})",

@@ -31,6 +31,7 @@ class Job:
     path: Path
     layout: Layout
     name: str  # the case or bench shape, for the report
+    seconds: float | None = None  # how long its compile took, once done
 
 
 @dataclass
@@ -85,7 +86,9 @@ def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job]) -> tuple[float, lis
                         misses.append(Miss(job, reply.error, None))
                         continue
                     loaded = job.path
+                mark = time.monotonic()
                 reply = runner.ask(Compile(layouts=[job.layout]), DEADLINE_S, job.name)
+                job.seconds = time.monotonic() - mark
                 if isinstance(reply, Dead):
                     return [*misses, Miss(job, None, reply)]
                 if isinstance(reply, Reply) and not reply.ok:

@@ -21,6 +21,9 @@ import random
 import shutil
 import tempfile
 import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +37,7 @@ from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.sandbox import sandbox_env
 from kernelgen.verify.session import Dead, Pool, Runner
 from kernelgen.verify.tensors import overlaps, storage_digest
-from kernelgen.verify.truth import CaseTruth, Truths
+from kernelgen.verify.truth import CaseTruth, Inputs, Truths
 
 # A hanging call is found by its deadline: the seed's own time on that case times SLACK, plus an
 # allowance (a compile the ahead-of-time pass missed), never past the cap. Without the seed's
@@ -43,6 +46,9 @@ DEADLINE_CAP_S = {"cpu": 50.0, "cuda": 25.0}
 ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
 SLACK = 20.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
+# Requests sent ahead of the answer being checked. Two keep the runner busy while the judge
+# compares; more would only leave more output files waiting in the scratch folder.
+WINDOW = 3
 
 
 class Rejected(Exception):
@@ -170,10 +176,13 @@ class Evaluator:
     def cases(self) -> list[Case]:
         return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
 
-    def precompile(self, path: Path) -> tuple[float, Failure | None, str | None]:
+    def precompile(
+        self, path: Path, phases: Phases | None = None
+    ) -> tuple[float, Failure | None, str | None]:
         """Every specialization the case grid and the bench shapes need, compiled in parallel
         into Triton's cache. Returns the seconds, a compile failure and where it happened; a
-        failure of another kind is left for the judging runner to meet with the case in hand."""
+        failure of another kind is left for the judging runner to meet with the case in hand.
+        `phases` gets the count and the slowest compile (a floor no parallelism lowers)."""
         if self.compilers is None:
             return 0.0, None, None
         jobs = [
@@ -185,11 +194,29 @@ class Evaluator:
             for shape in self.spec.data.bench
         ]
         seconds, misses = ahead.compile_ahead(self.spec, self.compilers, jobs)
+        timed = [j for j in jobs if j.seconds is not None]
+        if phases is not None and timed:
+            slowest = max(timed, key=lambda j: j.seconds or 0.0)
+            phases.compiles = len(jobs)
+            phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
         for miss in misses:
             failure = classify(miss.error) if miss.error is not None else None
             if failure is not None and failure.category == "compile":
                 return seconds, failure, miss.job.name
         return seconds, None, None
+
+
+Then = Callable[[Reply, Any, CaseResult], None]
+
+
+@dataclass
+class _Step:
+    case: Case
+    truth: CaseTruth
+    variant: str
+    request: Call
+    then: Then | None = None  # checks beyond the full one every call gets
+    context: str = ""  # what the call was for, before a failure's reason
 
 
 class _Judging:
@@ -214,7 +241,7 @@ class _Judging:
             mark = time.monotonic()
             ev.truths.prepare(ev.cases())
             phases.truth, mark = _lap(mark)
-            _, failure, where = ev.precompile(self.path)
+            _, failure, where = ev.precompile(self.path, phases)
             phases.compile, mark = _lap(mark)
             if failure is not None:
                 raise Rejected(failure, where)
@@ -224,6 +251,7 @@ class _Judging:
             self.load()
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
+            grid: list[_Step] = []
             for case in self.spec.cases:
                 if case.name not in runnable:
                     results.append(
@@ -231,11 +259,12 @@ class _Judging:
                     )
                     continue
                 truth = ev.truths.get(case)
-                results.append(self.run_case(case, truth))
+                grid += self.case_steps(case, truth, results)
                 run.append((case, truth))
+            self.drive(grid)
             phases.cases, mark = _lap(mark)
             if run:
-                self.extra_checks(run)
+                self.drive(self.extra_steps(run))
             if ev.sanitize and self.device == "cuda" and run:
                 sanitized = self.sanitize([c for c, _ in run if c.interpreter] or [run[0][0]])
             phases.checks, mark = _lap(mark)
@@ -300,7 +329,7 @@ class _Judging:
         )
         self.configs = reply.configs
 
-    def call(
+    def step(
         self,
         case: Case,
         truth: CaseTruth,
@@ -309,33 +338,70 @@ class _Judging:
         fill: str = "nan",
         guard: bool = True,
         keep: str | None = None,
+        report: tuple[str, ...] = (),
         repeat: int = 1,
         profile: bool = False,
-    ) -> tuple[Reply, Any, CaseResult]:
-        """One call, fully checked against the truth; returns the reply, the outputs and how
-        close they came."""
+        then: Then | None = None,
+        context: str = "",
+    ) -> _Step:
+        """One call to make, and what to check of its answer beyond the full check against
+        the truth that every call gets."""
         self.calls += 1
-        out_file = self.ev.folder / f"out-{self.calls}.pt"
         request = Call(
             inputs=str(truth.variants[variant].file),
-            outputs=str(out_file),
+            outputs=str(self.ev.folder / f"out-{self.calls}.pt"),
             guard=guard,
             fill=fill,  # type: ignore[arg-type]
             keep=keep,
+            report=list(report),
             repeat=repeat,
             profile=profile,
         )
-        reply = self.ask(
-            request, self.ev.deadline(case.name, repeat), case.name, f"case {case.name}"
-        )
-        try:
-            self.check_log(reply, guard or profile)
-            out, result = self.check_output(reply, out_file, truth, variant, case)
-        except Rejected as r:
-            raise Rejected(r.failure, r.case or case.name) from None
-        finally:
-            out_file.unlink(missing_ok=True)
-        return reply, out, result
+        return _Step(case, truth, variant, request, then, context)
+
+    def drive(self, steps: list[_Step]) -> None:
+        """Make the calls in order, checking each answer in order, with up to WINDOW requests
+        ahead of the one being checked: the runner computes the next call while the judge
+        compares the last one. The first failure ends it (the runner is killed with whatever
+        it was still doing). A call's deadline counts from when the judge starts waiting for
+        its answer, which is never before the runner could have started on it."""
+        assert self.runner is not None
+        queue = iter(steps)
+        pending: deque[_Step] = deque()
+
+        def post() -> None:
+            step = next(queue, None)
+            if step is not None:
+                assert self.runner is not None
+                self.runner.send(step.request)
+                pending.append(step)
+
+        for _ in range(WINDOW):
+            post()
+        while pending:
+            step = pending.popleft()
+            name = step.case.name
+            reply = self.runner.receive(self.ev.deadline(name, step.request.repeat), f"case {name}")
+            post()
+            out_file = Path(step.request.outputs)
+            try:
+                if isinstance(reply, Dead):
+                    raise Rejected(Failure(reply.category, reply.reason))
+                if not reply.ok:
+                    raise Rejected(classify(reply.error or Failed(type="Error", message="")))
+                self.check_log(reply, step.request.guard or step.request.profile)
+                out, result = self.check_output(
+                    reply, out_file, step.truth, step.variant, step.case
+                )
+                if step.then is not None:
+                    step.then(reply, out, result)
+            except Rejected as r:
+                failure = r.failure
+                if step.context:
+                    failure = Failure(failure.category, f"{step.context}: {failure.reason}")
+                raise Rejected(failure, r.case or name) from None
+            finally:
+                out_file.unlink(missing_ok=True)
 
     # ---- checks ------------------------------------------------------------------------------
 
@@ -371,7 +437,7 @@ class _Judging:
             out = tuple(loaded) if reply.tuple_out else loaded[0]
         except Exception as e:  # the file is the candidate process's: anything may be in it
             raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
-        result = self.judge_values(out, inputs.ref, inputs.native, case)
+        result = self.judge_values(out, inputs, case)
         if reply.input_digests != inputs.digests:
             raise Rejected(Failure("mutation", "an input changed during the call"))
         for leaf in reply.leaves:
@@ -379,7 +445,8 @@ class _Judging:
                 raise Rejected(Failure("aliasing", "the output shares memory with an input"))
         return out, result
 
-    def judge_values(self, out: Any, ref64: Any, native: Any, case: Case) -> CaseResult:
+    def judge_values(self, out: Any, inputs: Inputs, case: Case) -> CaseResult:
+        ref64 = inputs.ref
         if self.spec.compare is not None:
             msg = self.spec.compare(out, ref64, case)
             if msg:
@@ -387,15 +454,20 @@ class _Judging:
             return CaseResult(name=case.name, status="passed")
         tol = self.spec.tolerance(case.dtype, case.dims)
         worst, cand_err, torch_err = 0.0, 0.0, 0.0
-        for o, r, n in zip(
-            checks.leaves(out), checks.leaves(ref64), checks.leaves(native), strict=True
+        if inputs.native_errs is None:  # the same for every candidate of the run
+            inputs.native_errs = [
+                checks.rel_err(n, r)
+                for n, r in zip(checks.leaves(inputs.native), checks.leaves(ref64), strict=True)
+            ]
+        for o, r, n_err in zip(
+            checks.leaves(out), checks.leaves(ref64), inputs.native_errs, strict=True
         ):
             fail, max_err = checks.values(o, r, tol)
             if fail:
                 raise Rejected(fail)
             worst = max(worst, max_err)
             cand_err = max(cand_err, checks.rel_err(o, r))
-            torch_err = max(torch_err, checks.rel_err(n, r))
+            torch_err = max(torch_err, n_err)
             fail = checks.precision(cand_err, torch_err, o.dtype, self.spec.data.error_ratio)
             if fail:
                 raise Rejected(fail)
@@ -416,16 +488,18 @@ class _Judging:
 
     # ---- the case grid -----------------------------------------------------------------------
 
-    def run_case(self, case: Case, truth: CaseTruth) -> CaseResult:
-        try:
-            reply_a, out_a, result = self.call(case, truth, "a", keep="a")
-            digests_a = [storage_digest(t) for t in checks.leaves(out_a)]
-            slowest = reply_a.seconds
+    def case_steps(self, case: Case, truth: CaseTruth, results: list[CaseResult]) -> list[_Step]:
+        """The four calls of a case; the last one's check adds the case's result."""
+        seen: dict[str, Any] = {}
 
-            reply_b, _, _ = self.call(case, truth, "b", keep="b")
-            slowest = max(slowest, reply_b.seconds)
-            spans_a = reply_b.kept_spans.get("a", [])
-            for leaf in reply_b.leaves:
+        def first(reply: Reply, out: Any, result: CaseResult) -> None:
+            seen.update(out=out, result=result, slowest=reply.seconds)
+            seen["digests"] = [storage_digest(t) for t in checks.leaves(out)]
+
+        def second(reply: Reply, out: Any, result: CaseResult) -> None:
+            seen["slowest"] = max(seen["slowest"], reply.seconds)
+            spans_a = reply.kept_spans.get("a", [])
+            for leaf in reply.leaves:
                 if leaf.span is not None and any(overlaps(leaf.span, s) for s in spans_a):
                     raise Rejected(
                         Failure(
@@ -434,24 +508,43 @@ class _Judging:
                             "(cached or shared output)",
                         )
                     )
-            if reply_b.kept.get("a") != digests_a:
+            if reply.kept.get("a") != seen["digests"]:
                 raise Rejected(
                     Failure("stale", "the first result changed when the candidate was called again")
                 )
 
+        def agrees(what: str, last: bool = False) -> Then:
+            def check(reply: Reply, out: Any, result: CaseResult) -> None:
+                self.agree(seen["out"], out, case, what)
+                seen["slowest"] = max(seen["slowest"], reply.seconds)
+                if last:
+                    results.append(
+                        seen["result"].model_copy(update={"seconds": round(seen["slowest"], 4)})
+                    )
+
+            return check
+
+        return [
+            self.step(case, truth, "a", keep="a", then=first),
+            self.step(case, truth, "b", keep="b", report=("a",), then=second),
             # Fresh copies of A, into buffers that hold random finite values: nothing tells
             # them apart from memory the kernel wrote.
-            reply_r, out_r, _ = self.call(case, truth, "a", fill="random")
-            self.agree(out_a, out_r, case, "a call into randomly filled buffers")
-            reply_p, out_p, _ = self.call(case, truth, "a", fill="random", guard=False)
-            self.agree(out_a, out_p, case, "a call without the guard")
-            slowest = max(slowest, reply_r.seconds, reply_p.seconds)
-        except Rejected as r:
-            raise Rejected(r.failure, r.case or case.name) from None
-        return result.model_copy(update={"seconds": round(slowest, 4)})
+            self.step(
+                case, truth, "a", fill="random", then=agrees("a call into randomly filled buffers")
+            ),
+            self.step(
+                case,
+                truth,
+                "a",
+                fill="random",
+                guard=False,
+                then=agrees("a call without the guard", last=True),
+            ),
+        ]
 
-    def extra_checks(self, run: list[tuple[Case, CaseTruth]]) -> None:
+    def extra_steps(self, run: list[tuple[Case, CaseTruth]]) -> list[_Step]:
         ev = self.ev
+        steps: list[_Step] = []
         smallest = min(run, key=lambda ct: _numel(ct[0]))
         largest = max(run, key=lambda ct: _numel(ct[0]))
         # Every config of an autotuned kernel on the longest reduction and on the most elements
@@ -464,35 +557,30 @@ class _Judging:
                 return (ct[0].dims.get(red, 0) if red else 0, _numel(ct[0]))
 
             longest = max(run, key=length)
-            for sweep in [longest] + ([largest] if largest[0].name != longest[0].name else []):
-                for i in range(self.configs):
-                    try:
-                        self.call(sweep[0], sweep[1], "a" if i % 2 else "b")
-                    except Rejected as r:
-                        raise Rejected(
-                            Failure(
-                                r.failure.category,
-                                f"config sweep, call {i + 1} of {self.configs}: {r.failure.reason}",
-                            ),
-                            r.case or sweep[0].name,
-                        ) from None
+            for case, truth in [longest] + (
+                [largest] if largest[0].name != longest[0].name else []
+            ):
+                steps += [
+                    self.step(
+                        case,
+                        truth,
+                        "a" if i % 2 else "b",
+                        context=f"config sweep, call {i + 1} of {self.configs}",
+                    )
+                    for i in range(self.configs)
+                ]
         # A call after many calls: a kernel that counts its calls and changes after N.
         lo, hi = MANY_CALLS[self.device]
         n = ev.rng.randint(lo, hi)
-        try:
-            self.call(smallest[0], smallest[1], "b", repeat=n)
-        except Rejected as r:
-            raise Rejected(
-                Failure(r.failure.category, f"after {n} calls in a row: {r.failure.reason}"),
-                r.case or smallest[0].name,
-            ) from None
+        steps.append(self.step(*smallest, "b", repeat=n, context=f"after {n} calls in a row"))
         if self.device == "cuda":
-            self.profile(*largest)
+            # Every CUDA kernel of one call (the largest case, where a size-triggered fallback
+            # would show) must be one of the candidate's Triton kernels, or a layout copy or
+            # fill. Checked after every guarded call before it has named the candidate's own.
+            steps.append(self.step(*largest, "a", profile=True, then=self.profiled))
+        return steps
 
-    def profile(self, case: Case, truth: CaseTruth) -> None:
-        """Every CUDA kernel of one call (the largest case, where a size-triggered fallback
-        would show) must be one of the candidate's Triton kernels, or a layout copy or fill."""
-        reply, _, _ = self.call(case, truth, "a", profile=True)
+    def profiled(self, reply: Reply, out: Any, result: CaseResult) -> None:
         names = set(reply.cuda_kernels or [])
         # Triton names a CUDA kernel exactly after its function: match names whole, so a kernel
         # called `_k` cannot vouch for every torch kernel with "_k" in its name.
@@ -502,11 +590,10 @@ class _Judging:
                 Failure(
                     "provenance",
                     f"CUDA kernels that are not the candidate's ran: {', '.join(foreign)[:200]}",
-                ),
-                case.name,
+                )
             )
         if not names:
-            raise Rejected(Failure("provenance", "the profiler saw no kernel run"), case.name)
+            raise Rejected(Failure("provenance", "the profiler saw no kernel run"))
 
     def sanitize(self, cases: list[Case]) -> list[str]:
         return sanitizer.check(self.ev, self.path, cases)

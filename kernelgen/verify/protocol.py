@@ -62,6 +62,9 @@ class Call(_Msg):
     fill: Fill = Field("nan", description="what new allocations and freed device memory hold")
     repeat: int = Field(1, ge=1, description="calls in a row; the last one's result is returned")
     keep: str | None = Field(None, description="keep the result alive under this handle")
+    report: list[str] = Field(
+        default_factory=list, description="kept handles whose digests and spans to report"
+    )
     profile: bool = Field(False, description="CUDA: record the kernels of the call")
 
 
@@ -116,10 +119,11 @@ class Reply(_Msg):
     leaves: list[Leaf] = Field(default_factory=list)
     inputs: list[Span] = Field(default_factory=list)
     input_digests: list[str] = Field(
-        default_factory=list, description="sha256 of each tensor input's storage after the call"
+        default_factory=list, description="digest of each tensor input's storage after the call"
     )
     kept: dict[str, list[str]] = Field(
-        default_factory=dict, description="handle -> sha256 of each kept output, after the call"
+        default_factory=dict,
+        description="handle -> digest of each reported kept output, after the call",
     )
     kept_spans: dict[str, list[Span]] = Field(default_factory=dict)
     log: CallLog | None = None

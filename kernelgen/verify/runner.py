@@ -173,8 +173,8 @@ class Runner:
             leaves=[_leaf(x) for x in leaves],
             inputs=[tensors.span(t) for t in inputs],
             input_digests=[tensors.storage_digest(t) for t in inputs],
-            kept={k: [tensors.storage_digest(t) for t in v] for k, v in self.kept.items()},
-            kept_spans={k: [tensors.span(t) for t in v] for k, v in self.kept.items()},
+            kept={k: [tensors.storage_digest(t) for t in self.kept.get(k, [])] for k in req.report},
+            kept_spans={k: [tensors.span(t) for t in self.kept.get(k, [])] for k in req.report},
             log=log if req.guard or req.profile else None,
             cuda_kernels=cuda_kernels,
             seconds=round(seconds, 4),
@@ -254,6 +254,15 @@ def serve(device: str, requests: int, replies: int) -> None:
         outbox.write(reply.model_dump_json() + "\n")
         outbox.flush()
 
+    # Where a judging runner's time goes (scripts/profile_verify.py): stats written after every
+    # request, since the judge kills a runner as soon as it has its answers.
+    profile_dir = os.environ.get("KERNELGEN_RUNNER_PROFILE")
+    profiler = None
+    if profile_dir:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
     runner = Runner(device)
     send(Reply(ok=True))  # warm: the judge may hand over a candidate now
     for line in inbox:
@@ -266,6 +275,11 @@ def serve(device: str, requests: int, replies: int) -> None:
             send(runner.compile(req))
         elif isinstance(req, Call):
             send(runner.call(req))
+        if profiler is not None:
+            final = f"{profile_dir}/runner-{os.getpid()}.pstats"
+            profiler.dump_stats(final + ".tmp")  # whole or not at all: a kill may come now
+            os.replace(final + ".tmp", final)
+            profiler.enable()  # dump_stats stops it
     # Skip interpreter teardown: a candidate's atexit hooks or corrupted heap have nothing to
     # say once the judge has its answers.
     sys.stdout.flush()

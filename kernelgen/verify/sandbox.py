@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from kernelgen.paths import triton_cache
+from kernelgen.paths import bytecode_cache, triton_cache
 from kernelgen.records import Category
 
 _POLL_S = 0.05
@@ -98,6 +98,8 @@ def sandbox_env(device: str, extra: dict[str, str] | None = None) -> dict[str, s
     shared by every sandbox (what the judge's runners compiled, the benchmark loads)."""
     env = {**os.environ, **(extra or {})}
     env["PYTHONUNBUFFERED"] = "1"
+    if "PYTHONDONTWRITEBYTECODE" not in env:
+        env.setdefault("PYTHONPYCACHEPREFIX", str(bytecode_cache()))
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"
         env.setdefault("CUDA_VISIBLE_DEVICES", "")

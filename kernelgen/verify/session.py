@@ -90,10 +90,22 @@ class Runner:
         start = self.ready()
         if isinstance(start, Dead):
             return start
+        self.send(request)
+        return self._receive(deadline_s, what)
+
+    def send(self, request: Request) -> None:
+        """Queue a request without waiting: the runner serves them in order, so the judge can
+        check one answer while the runner computes the next (`receive` takes them in turn)."""
         try:
             os.write(self._req_w, (request.model_dump_json() + "\n").encode())
         except OSError:  # the runner is gone: _receive says how it died
             pass
+
+    def receive(self, deadline_s: float, what: str = "the call") -> Reply | Dead:
+        """The answer to the oldest request sent and not yet answered."""
+        start = self.ready()
+        if isinstance(start, Dead):
+            return start
         return self._receive(deadline_s, what)
 
     def _receive(self, deadline_s: float, what: str) -> Reply | Dead:

@@ -29,7 +29,8 @@ class Inputs:
     file: Path
     ref: Any  # float64 reference on the upcast inputs
     native: Any  # torch's result in the case dtype: the yardstick of the error ratio
-    digests: list[str]  # sha256 of each tensor input's storage, before any call
+    digests: list[str]  # a digest of each tensor input's storage, before any call
+    native_errs: list[float] | None = None  # torch's relative error per output, once known
 
 
 @dataclass
@@ -109,7 +110,10 @@ class Truths:
                 file=file,
                 ref=ref,
                 native=native,
-                digests=[storage_digest(a) for a in args if isinstance(a, torch.Tensor)],
+                # Where the runner computes its own: on the run's device.
+                digests=[
+                    storage_digest(a, self.device) for a in args if isinstance(a, torch.Tensor)
+                ],
             )
             if variant == "a":
                 truth.layout = meta(args)

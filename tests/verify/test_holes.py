@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernelgen.verify import verify_candidate
+from kernelgen.records import Verdict
+from kernelgen.verify import Evaluator, verify_candidate
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = Path(__file__).parent / "candidates"
@@ -116,15 +117,36 @@ def _honest_params() -> list:
     return [pytest.param(path, op, marks=marks, id=path.name) for path, op, marks in HONEST_TWINS]
 
 
+# On CUDA the files of one operator are judged as the candidates of one run are: by one judge
+# (truth, warm runners and compile-ahead pool made once), each candidate in runners of its own.
+_JUDGES: dict[str, Evaluator] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_judges():
+    yield
+    for ev in _JUDGES.values():
+        ev.close()
+    _JUDGES.clear()
+
+
+def _verify(op: str, path: Path, device: str) -> Verdict:
+    if device != "cuda":
+        return verify_candidate(op, path, device=device, seed=SEED)
+    if op not in _JUDGES:
+        _JUDGES[op] = Evaluator(op, "cuda", seed=SEED)
+    return verify_candidate(op, path, device=device, evaluator=_JUDGES[op])
+
+
 def _rejected(op: str, name: str, expected: set[str], device: str) -> None:
-    v = verify_candidate(op, HOLES / name, device=device, seed=SEED)
+    v = _verify(op, HOLES / name, device)
     assert not v.accepted, f"{name} accepted on {device}: the hole is open"
     assert v.category in expected, f"{name}: {v.category}: {v.reason}"
     assert v.reason
 
 
 def _accepted(op: str, path: Path, device: str) -> None:
-    v = verify_candidate(op, path, device=device, seed=SEED)
+    v = _verify(op, path, device)
     assert v.accepted, f"{path.name}: {v.category}: {v.reason}"
     assert v.cases_run > 0
 

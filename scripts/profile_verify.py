@@ -1,0 +1,81 @@
+"""Where a verify's time goes, on the machine it runs on (issue [E]): the judge's process and
+its runners under cProfile, per operator. One Evaluator per operator judges the seed (truth,
+compiles, a fresh runner) and then a copy of it that differs only in a comment (a new candidate
+of the same run: truth and compiles reused), which is what the loop pays per candidate.
+    python scripts/profile_verify.py --out DIR [--ops softmax rms_norm silu_and_mul]
+Writes DIR/<op>-phases.json and DIR/<op>-judge.txt / DIR/<op>-runner-<pid>.txt (top functions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import io
+import json
+import os
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _top(stats: pstats.Stats, n: int = 35) -> str:
+    buf = io.StringIO()
+    stats.stream = buf  # type: ignore[attr-defined]
+    stats.sort_stats("tottime").print_stats(n)
+    stats.sort_stats("cumulative").print_stats(n)
+    return buf.getvalue()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ops", nargs="*", default=["softmax", "rms_norm", "silu_and_mul"])
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--device", default="cuda")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    from kernelgen.spec import seed_path
+    from kernelgen.verify.judge import Evaluator
+
+    for op in args.ops:
+        prof_dir = args.out / f"{op}-runners"
+        prof_dir.mkdir(parents=True, exist_ok=True)
+        os.environ["KERNELGEN_RUNNER_PROFILE"] = str(prof_dir)
+        seed = seed_path(op)
+        twin = args.out / f"{op}_twin.py"
+        twin.write_text(seed.read_text() + "\n# the same kernel, another candidate\n")
+        figures: dict[str, object] = {}
+        start = time.monotonic()
+        with Evaluator(op, args.device) as ev:
+            figures["evaluator_start_s"] = round(time.monotonic() - start, 3)
+            for label, path in (("seed", seed), ("twin", twin)):
+                source = path.read_text()
+                judge = cProfile.Profile()
+                mark = time.monotonic()
+                judge.enable()
+                v = ev.verify(path, source, hashlib.sha256(source.encode()).hexdigest())
+                judge.disable()
+                wall = round(time.monotonic() - mark, 3)
+                if label == "seed":
+                    ev.calibrate(v)
+                figures[label] = {
+                    "wall_s": wall,
+                    "outcome": v.outcome,
+                    "reason": v.reason,
+                    "phases": v.phases.model_dump() if v.phases else None,
+                    "cases_run": sum(c.status != "not_run" for c in v.cases),
+                }
+                print(op, label, json.dumps(figures[label]), flush=True)
+                (args.out / f"{op}-{label}-judge.txt").write_text(_top(pstats.Stats(judge)))
+        (args.out / f"{op}-phases.json").write_text(json.dumps(figures, indent=2))
+        for f in sorted(prof_dir.glob("*.pstats")):
+            (args.out / f"{op}-{f.stem}.txt").write_text(_top(pstats.Stats(str(f))))
+        os.environ.pop("KERNELGEN_RUNNER_PROFILE", None)
+
+
+if __name__ == "__main__":
+    main()
