@@ -1,34 +1,24 @@
 """Where a verify's time goes, on the machine it runs on (issue [E]): the judge's process and
-its runners under cProfile, per operator. One Evaluator per operator judges the seed (truth,
-compiles, a fresh runner) and then a copy of it that differs only in a comment (a new candidate
-of the same run: truth and compiles reused), which is what the loop pays per candidate.
+its runners sampled (kernelgen/verify/sampler.py), per operator. One Evaluator per operator
+judges the seed (truth, compiles, a fresh runner) and then a copy of it that differs only in a
+comment (a new candidate of the same run: truth and compiles reused), which is what the loop
+pays per candidate.
     python scripts/profile_verify.py --out DIR [--ops softmax rms_norm silu_and_mul]
-Writes DIR/<op>-phases.json and DIR/<op>-judge.txt / DIR/<op>-runner-<pid>.txt (top functions).
+Writes DIR/<op>-phases.json, DIR/<op>-<label>-judge.txt and DIR/<op>-runners/runner-<pid>.txt.
 """
 
 from __future__ import annotations
 
 import argparse
-import cProfile
 import hashlib
-import io
 import json
 import os
-import pstats
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
-
-def _top(stats: pstats.Stats, n: int = 35) -> str:
-    buf = io.StringIO()
-    stats.stream = buf  # type: ignore[attr-defined]
-    stats.sort_stats("tottime").print_stats(n)
-    stats.sort_stats("cumulative").print_stats(n)
-    return buf.getvalue()
 
 
 def main() -> None:
@@ -40,6 +30,7 @@ def main() -> None:
     os.chdir(ROOT)
     from kernelgen.spec import seed_path
     from kernelgen.verify.judge import Evaluator
+    from kernelgen.verify.sampler import Sampler
 
     for op in args.ops:
         prof_dir = args.out / f"{op}-runners"
@@ -54,11 +45,10 @@ def main() -> None:
             figures["evaluator_start_s"] = round(time.monotonic() - start, 3)
             for label, path in (("seed", seed), ("twin", twin)):
                 source = path.read_text()
-                judge = cProfile.Profile()
+                judge = Sampler().start()
                 mark = time.monotonic()
-                judge.enable()
                 v = ev.verify(path, source, hashlib.sha256(source.encode()).hexdigest())
-                judge.disable()
+                judge.stop()
                 wall = round(time.monotonic() - mark, 3)
                 if label == "seed":
                     ev.calibrate(v)
@@ -70,10 +60,8 @@ def main() -> None:
                     "cases_run": sum(c.status != "not_run" for c in v.cases),
                 }
                 print(op, label, json.dumps(figures[label]), flush=True)
-                (args.out / f"{op}-{label}-judge.txt").write_text(_top(pstats.Stats(judge)))
+                judge.write(args.out / f"{op}-{label}-judge.txt")
         (args.out / f"{op}-phases.json").write_text(json.dumps(figures, indent=2))
-        for f in sorted(prof_dir.glob("*.pstats")):
-            (args.out / f"{op}-{f.stem}.txt").write_text(_top(pstats.Stats(str(f))))
         os.environ.pop("KERNELGEN_RUNNER_PROFILE", None)
 
 

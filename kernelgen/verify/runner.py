@@ -254,16 +254,15 @@ def serve(device: str, requests: int, replies: int) -> None:
         outbox.write(reply.model_dump_json() + "\n")
         outbox.flush()
 
-    # Where a judging runner's time goes (scripts/profile_verify.py): stats written after every
+    # Where a judging runner's time goes (scripts/profile_verify.py): written after every
     # request, since the judge kills a runner as soon as it has its answers.
     profile_dir = os.environ.get("KERNELGEN_RUNNER_PROFILE")
-    profiler = None
-    if profile_dir:
-        import cProfile
-
-        profiler = cProfile.Profile()
-        profiler.enable()
     runner = Runner(device)
+    sampler = None
+    if profile_dir:  # started warm: the samples are of the requests, not of the imports
+        from kernelgen.verify.sampler import Sampler
+
+        sampler = Sampler().start()
     send(Reply(ok=True))  # warm: the judge may hand over a candidate now
     for line in inbox:
         req = adapter.validate_json(line)
@@ -275,11 +274,8 @@ def serve(device: str, requests: int, replies: int) -> None:
             send(runner.compile(req))
         elif isinstance(req, Call):
             send(runner.call(req))
-        if profiler is not None:
-            final = f"{profile_dir}/runner-{os.getpid()}.pstats"
-            profiler.dump_stats(final + ".tmp")  # whole or not at all: a kill may come now
-            os.replace(final + ".tmp", final)
-            profiler.enable()  # dump_stats stops it
+        if sampler is not None:
+            sampler.write(Path(profile_dir) / f"runner-{os.getpid()}.txt")
     # Skip interpreter teardown: a candidate's atexit hooks or corrupted heap have nothing to
     # say once the judge has its answers.
     sys.stdout.flush()
