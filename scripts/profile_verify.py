@@ -61,8 +61,44 @@ def main() -> None:
                 }
                 print(op, label, json.dumps(figures[label]), flush=True)
                 judge.write(args.out / f"{op}-{label}-judge.txt")
+            figures["round_trips"] = _round_trips(ev, seed)
+            print(op, "round trips", json.dumps(figures["round_trips"]), flush=True)
         (args.out / f"{op}-phases.json").write_text(json.dumps(figures, indent=2))
         os.environ.pop("KERNELGEN_RUNNER_PROFILE", None)
+
+
+def _round_trips(ev, seed: Path, n: int = 100) -> dict[str, float]:  # noqa: ANN001
+    """The floor under a judged call: ms per call on the smallest case, one at a time and
+    pipelined, without checks (what the runner and the pipes cost), and the judge's full check
+    of one answer alone."""
+    from kernelgen.verify.protocol import Call, Load
+
+    case = min(ev.cases(), key=lambda c: sum(c.dims.values()))
+    truth = ev.truths.get(case)
+    runner = ev.pool.take()
+    try:
+        runner.ask(Load(path=str(seed), entry=ev.spec.name, arg_names=ev.spec.arg_names), 60)
+        out = ev.folder / "round-trip.pt"
+        call = Call(inputs=str(truth.variants["a"].file), outputs=str(out))
+        runner.ask(call, 60)  # compiled (loaded from the cache) before the clock starts
+        figures: dict[str, float] = {}
+        mark = time.monotonic()
+        for _ in range(n):
+            runner.ask(call, 60)
+        figures["one_at_a_time_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
+        mark = time.monotonic()
+        for _ in range(n):
+            runner.send(call)
+        for _ in range(n):
+            runner.receive(60)
+        figures["pipelined_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
+        mark = time.monotonic()
+        for _ in range(n):
+            runner.ask(call.model_copy(update={"guard": False, "fill": "none"}), 60)
+        figures["unguarded_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
+        return figures
+    finally:
+        runner.close()
 
 
 if __name__ == "__main__":

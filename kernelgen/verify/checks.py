@@ -72,44 +72,78 @@ def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
 def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failure | None, float]:
     """NaN and Inf exactly where the reference has them; elsewhere |out-ref| <= atol + rtol|ref|.
     Returns the failure (or None) and the max abs error over finite entries."""
+    fail, max_err, _ = measure(out, ref, tol)
+    return fail, max_err
+
+
+def measure(
+    out: torch.Tensor, ref: torch.Tensor, tol: Tolerance
+) -> tuple[Failure | None, float, float]:
+    """`values` and `rel_err` in one pass, with one wait for the device: the judge checks every
+    call of every case, and each read of a result back to the host is a round trip on a GPU
+    that the candidate's process is using too. The reason for a failure is worked out only when
+    there is one."""
+    if ref.numel() == 0:
+        return None, 0.0, 0.0
     o = out.double()
-    o_nan, r_nan = torch.isnan(o), torch.isnan(ref)
-    if not torch.equal(o_nan, r_nan):
-        bad = (o_nan != r_nan).nonzero()[0]
-        what = "NaN" if bool(o_nan[tuple(bad)]) else f"{float(o[tuple(bad)]):.6g}"
-        count = int((o_nan != r_nan).sum())
-        # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
-        hint = " (output never written there?)" if bool(o_nan[tuple(bad)]) else ""
-        return Failure(
-            "incorrect",
-            f"{what} at {_where(bad)} where the reference is "
-            f"{float(ref[tuple(bad)]):.6g}; {count} such entries{hint}",
-        ), 0.0
-    r_inf = torch.isinf(ref)
-    if bool(r_inf.any()) and not torch.equal(o[r_inf], ref[r_inf]):
-        bad = (r_inf & (o != ref)).nonzero()[0]
-        return Failure(
-            "incorrect",
-            f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
-            f"reference is {float(ref[tuple(bad)])}",
-        ), 0.0
+    o_nan, r_nan, r_inf = torch.isnan(o), torch.isnan(ref), torch.isinf(ref)
     finite = ~(r_nan | r_inf)
     err = torch.where(finite, (o - ref).abs(), torch.zeros_like(o))
     err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
     allowed = tol.atol + tol.rtol * ref.abs()
     over = finite & (err > allowed)
-    max_err = float(err.max()) if err.numel() else 0.0
-    if bool(over.any()):
+    scale = torch.where(finite, ref.abs(), torch.zeros_like(o)).sum().clamp_min(1e-300)
+    nan_off, inf_off, n_over, max_err, rel, n_finite = torch.stack(
+        [
+            (o_nan != r_nan).sum().double(),
+            (r_inf & (o != ref)).sum().double(),
+            over.sum().double(),
+            err.max(),
+            err.sum() / scale,
+            finite.sum().double(),
+        ]
+    ).tolist()
+    rel = rel if n_finite else 0.0
+    if nan_off:
+        bad = (o_nan != r_nan).nonzero()[0]
+        what = "NaN" if bool(o_nan[tuple(bad)]) else f"{float(o[tuple(bad)]):.6g}"
+        # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
+        hint = " (output never written there?)" if bool(o_nan[tuple(bad)]) else ""
+        return (
+            Failure(
+                "incorrect",
+                f"{what} at {_where(bad)} where the reference is "
+                f"{float(ref[tuple(bad)]):.6g}; {int(nan_off)} such entries{hint}",
+            ),
+            0.0,
+            rel,
+        )
+    if inf_off:
+        bad = (r_inf & (o != ref)).nonzero()[0]
+        return (
+            Failure(
+                "incorrect",
+                f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
+                f"reference is {float(ref[tuple(bad)])}",
+            ),
+            0.0,
+            rel,
+        )
+    if n_over:
         excess = torch.where(over, err / allowed, torch.zeros_like(err))
         worst = (excess == excess.max()).nonzero()[0]
         w = tuple(worst)
-        return Failure(
-            "incorrect",
-            f"{float(o[w]):.6g} at {_where(worst)}, reference {float(ref[w]):.6g} "
-            f"(|err| {float(err[w]):.3g} > atol {tol.atol:.2g} + rtol {tol.rtol:.2g}*|ref|); "
-            f"{int(over.sum())} of {ref.numel()} entries off",
-        ), max_err
-    return None, max_err
+        return (
+            Failure(
+                "incorrect",
+                f"{float(o[w]):.6g} at {_where(worst)}, reference {float(ref[w]):.6g} "
+                f"(|err| {float(err[w]):.3g} > atol {tol.atol:.2g} + rtol {tol.rtol:.2g}*|ref|); "
+                f"{int(n_over)} of {ref.numel()} entries off",
+            ),
+            max_err,
+            rel,
+        )
+    return None, max_err, rel
 
 
 def precision(

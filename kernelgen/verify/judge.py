@@ -462,11 +462,11 @@ class _Judging:
         for o, r, n_err in zip(
             checks.leaves(out), checks.leaves(ref64), inputs.native_errs, strict=True
         ):
-            fail, max_err = checks.values(o, r, tol)
+            fail, max_err, rel = checks.measure(o, r, tol)
             if fail:
                 raise Rejected(fail)
             worst = max(worst, max_err)
-            cand_err = max(cand_err, checks.rel_err(o, r))
+            cand_err = max(cand_err, rel)
             torch_err = max(torch_err, n_err)
             fail = checks.precision(cand_err, torch_err, o.dtype, self.spec.data.error_ratio)
             if fail:
