@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from kernelgen import paths, store, tuning
 from kernelgen.errors import KernelgenError
 from kernelgen.records import BenchRecord, CandidateRecord, now
+from kernelgen.spec import load_spec
 
 HAND_WRITTEN = ("_runtime.py", "_contracts.py", "_routing.py")
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -63,6 +64,9 @@ class ShapeSpeedup(_Model):
     eager: float | None = Field(None, description="torch eager time / this time")
     compile: float | None = Field(None, description="torch.compile time / this time")
     seed: float | None = Field(None, description="seed kernel time / this time")
+    host_us: float | None = Field(None, description="wall time per back-to-back call")
+    eager_us: float | None = Field(None, description="torch eager's median, same run")
+    eager_host_us: float | None = Field(None, description="torch eager's host time per call")
 
 
 class Provenance(_Model):
@@ -214,7 +218,7 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
 
-def render_header(p: Provenance) -> str:
+def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = None) -> str:
     lines = [
         f"kernelgen_ops.{p.op}: written by `kernelgen promote`; do not edit, promote again.",
         "The source below is the candidate as judged, except for this header and the two config",
@@ -238,6 +242,16 @@ def render_header(p: Provenance) -> str:
             lines.append(
                 f"          {s.shape} {s.dtype}: {s.median_us:.1f} us, {_fmt(s.eager)} eager, "
                 f"{_fmt(s.compile)} compile, {_fmt(s.seed)} seed"
+            )
+        if dispatch:
+            won = [str(r["shape"]) for r in dispatch.values() if r["kernel"]]
+            lost = [str(r["shape"]) for r in dispatch.values() if not r["kernel"]]
+            lines += textwrap.wrap(
+                f"dispatch  per call (host time included where measured), against eager: the "
+                f"kernel at {', '.join(won) or 'no shape'}; torch's op at "
+                f"{', '.join(lost) or 'no shape'}",
+                _WIDTH - 2,  # "# " comes before each line
+                subsequent_indent="          ",
             )
     else:
         lines.append("device    none: NOT MEASURED on any GPU")
@@ -267,7 +281,9 @@ def _names(tree: ast.Module) -> set[str]:
     return names
 
 
-def rewrite_module(op: str, source: str, provenance: Provenance) -> str:
+def rewrite_module(
+    op: str, source: str, provenance: Provenance, dispatch: dict[str, dict[str, Any]] | None = None
+) -> str:
     """The library module: header, then the source with its config tables loaded at run time."""
     where = provenance.source
     tree = _parse(source, where)
@@ -309,7 +325,7 @@ def rewrite_module(op: str, source: str, provenance: Provenance) -> str:
         edits.append((at, at - 1, "\nfrom . import _runtime\n"))  # an insertion: no line replaced
     for first, last, text in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first - 1 : last] = [text]
-    return render_header(provenance) + "".join(lines)
+    return render_header(provenance, dispatch) + "".join(lines)
 
 
 # ---------------------------------------------------------------- the manifest and __init__.py
@@ -411,11 +427,12 @@ def _check_hand_written(library: Path, op: str) -> None:
         raise PromoteError(f"{library}: missing {', '.join(missing)} (hand-written, kept in git)")
     tree = _parse((library / "_contracts.py").read_text(), str(library / "_contracts.py"))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    lacking = [f for f in (f"check_{op}", f"fake_{op}") if f not in defined]
+    needed = (f"check_{op}", f"fake_{op}", f"dims_{op}", f"torch_{op}")
+    lacking = [f for f in needed if f not in defined]
     if lacking:
         raise PromoteError(
-            f"{library / '_contracts.py'}: no {' or '.join(lacking)}: write what {op} accepts "
-            "and its fake output before promoting it"
+            f"{library / '_contracts.py'}: no {' or '.join(lacking)}: write what {op} accepts, "
+            "its fake output, its bucket dims and torch's own op before promoting it"
         )
 
 
@@ -510,6 +527,46 @@ def _swap(new: Path, library: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _per_call(device_us: float, host_us: float | None) -> float:
+    """What one call costs a caller making calls back to back: the device time, or the host
+    time where launching is the slower part (decode shapes)."""
+    return max(device_us, host_us or 0.0)
+
+
+def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, object]]:
+    """Per benchmark shape of a measured provenance, under its bucket key (the spec's bucket
+    dims rounded up to powers of two, as in the tuned tables): whether the kernel beat torch's
+    op per call, host time included where the record has it. Shapes without an eager time, or
+    no longer in the spec, are left out (no evidence)."""
+    if not provenance.measured or not provenance.speedups:
+        return {}
+    spec = load_spec(op)
+    by_name = {b.name: b for b in spec.data.bench}
+    table: dict[str, dict[str, object]] = {}
+    for s in provenance.speedups:
+        bench = by_name.get(s.shape)
+        eager_us = s.eager_us
+        if eager_us is None and s.eager:  # a record from before the raw times were kept
+            eager_us = s.median_us * s.eager
+        if bench is None or eager_us is None or not spec.data.bucket:
+            continue
+        key = "x".join(str(_next_pow2(bench.dims[d])) for d in spec.data.bucket)
+        kernel = _per_call(s.median_us, s.host_us)
+        torch_op = _per_call(eager_us, s.eager_host_us)
+        table[key] = {
+            "shape": s.shape,
+            "kernel_us": round(kernel, 2),
+            "torch_us": round(torch_op, 2),
+            "host_included": s.host_us is not None and s.eager_host_us is not None,
+            "kernel": kernel <= torch_op,
+        }
+    return table
+
+
+def _next_pow2(n: int) -> int:
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
 def promote(
     op: str,
     source: str,
@@ -548,7 +605,10 @@ def promote(
             raise PromoteError(
                 f"{where}: has no literal TUNED table to load the tuned configs into"
             )
-    module = rewrite_module(op, source, provenance)
+    # The contract first (checked again under the lock): the dispatch table needs the spec.
+    _check_hand_written(library, op)
+    dispatch = dispatch_table(op, provenance)
+    module = rewrite_module(op, source, provenance, dispatch)
     config_json = {"op": op, "sha256": provenance.sha256, "default": default, "devices": configs}
     entry = ManifestEntry(
         **provenance.model_dump(),
@@ -562,6 +622,12 @@ def promote(
     with _locked(library.parent):
         recover(library)
         _check_hand_written(library, op)
+        # Where the kernel won, from the same record as the provenance (see _runtime).
+        config_json["dispatch"] = (
+            {device_key(provenance.device, provenance.triton): dispatch}
+            if dispatch and provenance.device and provenance.triton
+            else {}
+        )
         manifest = load_manifest(library)
         manifest.ops[op] = entry
         new = library.with_name(f".{library.name}.new-{secrets.token_hex(4)}")
@@ -612,6 +678,9 @@ def _measured(bench: BenchRecord) -> dict[str, object]:
                 eager=s.speedup_eager,
                 compile=s.speedup_compile,
                 seed=s.speedup_seed,
+                host_us=s.candidate.host_us,
+                eager_us=s.eager.median_us if s.eager else None,
+                eager_host_us=s.eager.host_us if s.eager else None,
             )
             for s in bench.shapes
         ],

@@ -123,6 +123,18 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
 
     configs = json.loads((library / "configs" / "softmax.json").read_text())
     assert configs["devices"] == {f"{H200}|triton-3.6.0": {"4096x4096": {"num_warps": 8}}}
+    # eager 1.5x on the one shape measured (an older record: the eager time is derived)
+    assert configs["dispatch"] == {
+        f"{H200}|triton-3.6.0": {
+            "4096x4096": {
+                "shape": "4096x4096",
+                "kernel_us": 12.5,
+                "torch_us": 18.75,
+                "host_included": False,
+                "kernel": True,
+            }
+        }
+    }
     assert configs["default"] == {"num_warps": 4} and configs["sha256"] == sha256(TUNED_SOFTMAX)
 
     manifest = json.loads((library / "MANIFEST.json").read_text())
@@ -133,6 +145,27 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
     assert "llm run run-1/r1-c0 on NVIDIA H200" in init
     assert '__all__ = ["rms_norm", "silu_and_mul", "softmax"]' in init
     assert _leftovers(project) == []
+
+
+def test_the_dispatch_table_counts_host_time_per_call() -> None:
+    """A kernel faster on the device but slower to launch loses where launching dominates."""
+    speed = package.ShapeSpeedup
+    prov = _measured(
+        "softmax",
+        "x",
+        speedups=[
+            speed(shape="4096x4096", dtype="bfloat16", median_us=12.0, eager_us=20.0,
+                  host_us=15.0, eager_host_us=8.0),
+            speed(shape="1x32000", dtype="bfloat16", median_us=3.0, eager_us=5.0,
+                  host_us=27.0, eager_host_us=7.0),
+            speed(shape="gone", dtype="bfloat16", median_us=3.0, eager_us=5.0),
+        ],
+    )  # fmt: skip
+    table = package.dispatch_table("softmax", prov)
+    assert set(table) == {"4096x4096", "1x32768"}  # "gone" is no bench shape of the spec
+    assert table["4096x4096"]["kernel"] and table["4096x4096"]["kernel_us"] == 15.0
+    assert not table["1x32768"]["kernel"] and table["1x32768"]["torch_us"] == 7.0
+    assert package.dispatch_table("softmax", prov.model_copy(update={"speedups": None})) == {}
 
 
 def test_an_unmeasured_seed_says_so(project: Path) -> None:
@@ -189,7 +222,7 @@ def test_an_operator_needs_its_contract(project: Path) -> None:
         "    return torch.nn.functional.gelu(x)\n"
     )
     source = "import triton\n\n\ndef gelu(x):\n    return x\n"
-    with pytest.raises(PromoteError, match="no check_gelu or fake_gelu"):
+    with pytest.raises(PromoteError, match="no check_gelu or fake_gelu or dims_gelu or torch_gelu"):
         promote("gelu", source, None, _measured("gelu", source), check_import=False)
 
 

@@ -9,6 +9,9 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
 measured; enable() / disable() / use() route the matching torch calls to these kernels.
+A call takes the kernel only where it measured faster than torch's op on this device
+(configs/<op>.json "dispatch", shown by available()); set_dispatch("kernel" | "torch")
+forces one path, for testing.
 """
 
 import torch
@@ -21,6 +24,8 @@ from ._routing import disable as disable
 from ._routing import enable as enable
 from ._routing import routed as routed
 from ._routing import use as use
+from ._runtime import dispatch_mode as dispatch_mode
+from ._runtime import set_dispatch as set_dispatch
 
 __all__ = ["rms_norm", "silu_and_mul", "softmax"]
 
@@ -33,6 +38,8 @@ def available() -> dict[str, dict]:
 # rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
     _contracts.check_rms_norm(x, weight, eps)
+    if _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, weight, eps), routed=False):
+        return _contracts.torch_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
 
 
@@ -59,12 +66,17 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     if torch.compiler.is_compiling():
         return _rms_norm_op(x, weight, eps)
     _contracts.check_rms_norm(x, weight, eps)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    if _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, weight, eps), routed=False):
+        return _contracts.torch_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
 
 
 # silu_and_mul: the seed on NVIDIA H200, 1.32x vs eager
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_silu_and_mul(x)
+    if _runtime.use_torch("silu_and_mul", _contracts.dims_silu_and_mul(x), routed=False):
+        return _contracts.torch_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
 
 
@@ -89,12 +101,17 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     if torch.compiler.is_compiling():
         return _silu_and_mul_op(x)
     _contracts.check_silu_and_mul(x)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    if _runtime.use_torch("silu_and_mul", _contracts.dims_silu_and_mul(x), routed=False):
+        return _contracts.torch_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
 
 
 # softmax: the seed on NVIDIA H200, 0.66x vs eager
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_softmax(x)
+    if _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=False):
+        return _contracts.torch_softmax(x)
     return _softmax.softmax(x)
 
 
@@ -119,4 +136,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     if torch.compiler.is_compiling():
         return _softmax_op(x)
     _contracts.check_softmax(x)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    if _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=False):
+        return _contracts.torch_softmax(x)
     return _softmax.softmax(x)

@@ -6,10 +6,15 @@ outside what was checked, so `check_<op>` turns it away with a clear error inste
 answer. `fake_<op>` describes the output for tracing (torch.compile, FakeTensorMode, meta
 tensors): a fresh contiguous tensor, which is what the launchers return.
 
-A new operator needs its pair here before `kernelgen promote` accepts it.
+`dims_<op>` gives a call's bucket dims (the spec's "bucket", in its order), where the dispatch
+table (_runtime) looks up whether the kernel won; `torch_<op>` is torch's own op for the same
+call, which takes it where the kernel lost.
+
+A new operator needs these four here before `kernelgen promote` accepts it.
 """
 
 import torch
+import torch.nn.functional as F
 
 from . import _runtime
 
@@ -65,6 +70,15 @@ def fake_softmax(x: torch.Tensor) -> torch.Tensor:
     return x.new_empty(x.shape)
 
 
+def dims_softmax(x: torch.Tensor) -> tuple[int, ...]:
+    cols = x.shape[-1]
+    return (x.numel() // max(cols, 1), cols)
+
+
+def torch_softmax(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
 def check_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> None:
     _check_tensor("rms_norm", "x", x)
     _check_rows("rms_norm", x)
@@ -85,6 +99,14 @@ def fake_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Te
     return x.new_empty(x.shape)
 
 
+def dims_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> tuple[int, ...]:
+    return dims_softmax(x)
+
+
+def torch_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
+    return F.rms_norm(x, (x.shape[-1],), weight, eps)
+
+
 def check_silu_and_mul(x: torch.Tensor) -> None:
     _check_tensor("silu_and_mul", "x", x)
     _check_rows("silu_and_mul", x)
@@ -98,3 +120,13 @@ def check_silu_and_mul(x: torch.Tensor) -> None:
 def fake_silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     check_silu_and_mul(x)
     return x.new_empty((*x.shape[:-1], x.shape[-1] // 2))
+
+
+def dims_silu_and_mul(x: torch.Tensor) -> tuple[int, ...]:
+    d = x.shape[-1] // 2
+    return (x.numel() // max(2 * d, 1), d)
+
+
+def torch_silu_and_mul(x: torch.Tensor) -> torch.Tensor:
+    d = x.shape[-1] // 2
+    return F.silu(x[..., :d]) * x[..., d:]

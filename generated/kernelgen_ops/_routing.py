@@ -27,7 +27,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from . import _runtime
+from . import _contracts, _runtime
 
 _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 # nn.Parameter is a plain tensor for this purpose (an RMSNorm weight is one); FakeTensor,
@@ -81,7 +81,12 @@ def _softmax_route(
             a = _bind(names, args, kwargs)
             if a is not None and a.get("dtype") is None:
                 x, dim = a.get(names[0]), a.get("dim")
-                if type(dim) is int and _routable(x) and (dim == -1 or dim == x.dim() - 1):
+                if (
+                    type(dim) is int
+                    and _routable(x)
+                    and (dim == -1 or dim == x.dim() - 1)
+                    and not _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=True)
+                ):
                     return kernel()(x)
         return original(*args, **kwargs)
 
@@ -114,6 +119,9 @@ def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Calla
                     and isinstance(shape, (list, tuple, torch.Size))
                     and tuple(shape) == (x.shape[-1],)
                     and type(eps) in (float, int)
+                    and not _runtime.use_torch(
+                        "rms_norm", _contracts.dims_rms_norm(x, w, eps), routed=True
+                    )
                 ):
                     return kernel()(x, w, float(eps))
         return original(*args, **kwargs)

@@ -50,7 +50,11 @@ def load_configs(op: str) -> dict[str, Any]:
             f"kernelgen_ops: {path} is missing; re-run `kernelgen promote {op}`"
         )
     data = _read_json(path)
-    return {"default": dict(data.get("default") or {}), "devices": dict(data.get("devices") or {})}
+    return {
+        "default": dict(data.get("default") or {}),
+        "devices": dict(data.get("devices") or {}),
+        "dispatch": dict(data.get("dispatch") or {}),
+    }
 
 
 def default_config(op: str) -> Config:
@@ -153,6 +157,72 @@ def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
     return lookup
 
 
+# ---- dispatch by measured crossover ---------------------------------------------------------
+#
+# configs/<op>.json's "dispatch" holds, per device (keyed like the tuned tables), one entry per
+# benchmark shape of the promoted kernel's record, under its bucket key:
+#     {"shape": "256x151936", "kernel_us": 742.0, "torch_us": 94.4, "kernel": false}
+# (per-call cost: the larger of device time and host time per back-to-back call, so a decode
+# shape whose kernel is quick but whose launch is slow counts as lost). A call takes the kernel
+# where the nearest measured bucket says it won, torch's op where it lost. Where there is no
+# evidence (another device, or a shape further than MAX_DISTANCE from every measured bucket), a
+# routed torch call keeps torch's op and a direct call to kernelgen_ops.<op> takes the kernel:
+# enable() never makes a model slower on a guess, and a direct call does what it says.
+
+MODES = ("measured", "kernel", "torch")
+MAX_DISTANCE = 2.0  # log2 steps, summed over the bucket's dims: a factor 4 in one dim
+_mode = os.environ.get("KERNELGEN_OPS_DISPATCH", "measured")
+
+
+def set_dispatch(mode: str) -> None:
+    """'measured' (the default: the table decides), 'kernel' (always the generated kernel) or
+    'torch' (always torch's op), for every operator; KERNELGEN_OPS_DISPATCH sets it at import."""
+    global _mode
+    if mode not in MODES:
+        raise ValueError(f"kernelgen_ops.set_dispatch: {mode!r}; expected one of {MODES}")
+    _mode = mode
+
+
+def dispatch_mode() -> str:
+    return _mode
+
+
+@functools.cache
+def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
+    if index == _NO_DEVICE:
+        return {}
+    name = torch.cuda.get_device_name(index)
+    return select_table(load_configs(op)["dispatch"], name, triton.__version__)
+
+
+def _distance(key: str, dims: tuple[int, ...]) -> float:
+    want = [math.log2(triton.next_power_of_2(max(int(d), 1))) for d in dims]
+    return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
+
+
+@functools.lru_cache(maxsize=1024)
+def kernel_won(op: str, index: int, dims: tuple[int, ...]) -> bool | None:
+    """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
+    `index`; None without evidence there."""
+    table = _dispatch(op, index)
+    if not table:
+        return None
+    key = min(table, key=lambda k: _distance(k, dims))
+    if _distance(key, dims) > MAX_DISTANCE:
+        return None
+    return bool(table[key]["kernel"])
+
+
+def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
+    """Whether this call goes to torch's op instead of the kernel (see above)."""
+    if _mode != "measured":
+        return _mode == "torch"
+    won = kernel_won(op, _device_index(), dims)
+    if won is None:
+        return routed
+    return not won
+
+
 @functools.lru_cache(maxsize=1)
 def manifest() -> dict[str, Any]:
     """MANIFEST.json: the provenance of every operator, read once."""
@@ -161,7 +231,10 @@ def manifest() -> dict[str, Any]:
 
 def available() -> dict[str, dict[str, Any]]:
     # A fresh copy each call, so a caller editing the answer cannot edit the cache.
-    return json.loads(json.dumps(manifest()["ops"]))
+    ops = json.loads(json.dumps(manifest()["ops"]))
+    for op, entry in ops.items():
+        entry["dispatch"] = json.loads(json.dumps(load_configs(op)["dispatch"]))
+    return ops
 
 
 def register(

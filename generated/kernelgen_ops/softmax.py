@@ -13,11 +13,14 @@
 #           256x151936 bfloat16: 753.6 us, 0.12x eager, 0.20x compile, - seed
 #           1x32000 bfloat16: 13.6 us, 1.17x eager, 3.55x compile, - seed
 #           16x151936 bfloat16: 343.3 us, 0.13x eager, 0.13x compile, - seed
+# dispatch  per call (host time included where measured), against eager: the kernel at 4096x4096;
+#           torch's op at 32768x1024, 1024x32768, 256x151936, 1x32000, 16x151936
 # sha256    9a65c1e7cc2deba09fcae8e980d93f824a73facb7a8c7560c1d3ac55e70f86cf
-# promoted  2026-11-30T16:03:29+00:00
+# promoted  2026-12-01T11:18:08+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
-#           it
+#           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
+#           not references/softmax.py:eager, so its x-eager figures overstate
 #
 # ruff: noqa
 # fmt: off

@@ -39,6 +39,16 @@ class Spy:
         return self.launcher(*args)
 
 
+@pytest.fixture(autouse=True)
+def _kernel_wherever_routable():
+    """These tests are about which calls may reach a kernel; whether one should, by the measured
+    crossover, is test_dispatch.py's (on CPU there is no evidence, so routed calls would all
+    keep torch's op)."""
+    _runtime.set_dispatch("kernel")
+    yield
+    _runtime.set_dispatch("measured")
+
+
 @pytest.fixture
 def spies(monkeypatch: pytest.MonkeyPatch) -> dict[str, Spy]:
     return {op: Spy(monkeypatch, op) for op in ("softmax", "rms_norm")}

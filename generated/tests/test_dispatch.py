@@ -1,0 +1,139 @@
+"""Dispatch by measured crossover: a call takes the kernel where the promoted record says it beat
+torch's op on this device, torch's op where it lost; without evidence, routed torch calls keep
+torch's op and direct calls take the kernel; set_dispatch forces either path."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import kernelgen_ops
+from kernelgen_ops import _runtime
+
+H200 = "NVIDIA H200"
+TABLE = {
+    "4096x4096": {"shape": "4096x4096", "kernel_us": 18.0, "torch_us": 26.0, "kernel": True},
+    "256x262144": {"shape": "256x151936", "kernel_us": 742.0, "torch_us": 94.0, "kernel": False},
+}
+
+
+def _clear() -> None:
+    _runtime.load_configs.cache_clear()
+    _runtime._dispatch.cache_clear()
+    _runtime.kernel_won.cache_clear()
+    _runtime._table.cache_clear()
+    _runtime.config_lookup.cache_clear()
+    sys.modules["kernelgen_ops.softmax"]._config.cache_clear()
+
+
+@pytest.fixture
+def on_h200(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """softmax's configs with TABLE as its H200 evidence, on a pretend H200."""
+    shipped = json.loads((Path(_runtime.__file__).parent / "configs" / "softmax.json").read_text())
+    shipped["dispatch"] = {f"{H200}|triton-3.6.0": TABLE}
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "softmax.json").write_text(json.dumps(shipped))
+    monkeypatch.setattr(_runtime, "_HERE", tmp_path)
+    monkeypatch.setattr(_runtime, "INTERPRET", False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: H200)
+    monkeypatch.setattr(_runtime.triton, "__version__", "3.6.0")
+    _clear()
+    yield
+    _clear()
+
+
+@pytest.mark.parametrize("routed", [True, False])
+def test_the_measured_winner_is_taken(on_h200, routed: bool) -> None:
+    assert not _runtime.use_torch("softmax", (4096, 4096), routed=routed)
+    assert not _runtime.use_torch("softmax", (3000, 5000), routed=routed)  # same bucket
+    assert _runtime.use_torch("softmax", (256, 151936), routed=routed)  # the kernel lost
+    assert _runtime.use_torch("softmax", (200, 100000), routed=routed)  # its nearest bucket
+
+
+def test_far_from_every_measured_shape_is_no_evidence(on_h200) -> None:
+    assert _runtime.kernel_won("softmax", 0, (1, 64)) is None
+    assert _runtime.use_torch("softmax", (1, 64), routed=True)
+    assert not _runtime.use_torch("softmax", (1, 64), routed=False)
+
+
+def test_another_device_has_no_evidence(on_h200, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: "NVIDIA A100")
+    _clear()
+    assert _runtime.kernel_won("softmax", 0, (4096, 4096)) is None
+    assert _runtime.use_torch("softmax", (4096, 4096), routed=True)
+    assert not _runtime.use_torch("softmax", (4096, 4096), routed=False)
+
+
+def test_set_dispatch_forces_a_path(on_h200) -> None:
+    try:
+        kernelgen_ops.set_dispatch("kernel")
+        assert kernelgen_ops.dispatch_mode() == "kernel"
+        assert not _runtime.use_torch("softmax", (256, 151936), routed=True)
+        kernelgen_ops.set_dispatch("torch")
+        assert _runtime.use_torch("softmax", (4096, 4096), routed=False)
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+    with pytest.raises(ValueError, match="expected one of"):
+        kernelgen_ops.set_dispatch("fastest")
+
+
+def test_a_lost_shape_calls_torchs_op(on_h200, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Direct and routed calls where the kernel lost never reach the launcher (which could not
+    run here: the GPU is pretend)."""
+    module = sys.modules["kernelgen_ops.softmax"]
+    monkeypatch.setattr(module, "softmax", lambda x: pytest.fail("the kernel was launched"))
+    monkeypatch.setattr(kernelgen_ops._contracts, "check_softmax", lambda x: None)
+    x = torch.randn(256, 151936 // 64)
+    monkeypatch.setattr(kernelgen_ops._contracts, "dims_softmax", lambda x: (256, 151936))
+    torch.testing.assert_close(kernelgen_ops.softmax(x), torch.softmax(x, -1))
+    with kernelgen_ops.use(include=["softmax"]):
+        monkeypatch.setattr(kernelgen_ops._routing, "_routable", lambda x: True)
+        torch.testing.assert_close(torch.softmax(x, -1), torch.softmax.__wrapped__(x, -1))
+
+
+def test_without_evidence_here_routed_calls_keep_torch(device: str) -> None:
+    """On this machine's device the shipped tables (made on an H200) are no evidence, unless it
+    is an H200: a routed call then goes to torch only where the table says so."""
+    x = torch.randn(6, 50, device=device)
+    index = _runtime._device_index()
+    won = _runtime.kernel_won("softmax", index, _runtime_dims(x))
+    assert _runtime.use_torch("softmax", _runtime_dims(x), routed=True) == (won is not True)
+    assert _runtime.use_torch("softmax", _runtime_dims(x), routed=False) == (won is False)
+
+
+def _runtime_dims(x: torch.Tensor) -> tuple[int, ...]:
+    return kernelgen_ops._contracts.dims_softmax(x)
+
+
+def test_available_shows_the_table() -> None:
+    for op, entry in kernelgen_ops.available().items():
+        assert "dispatch" in entry, op
+        for device, table in entry["dispatch"].items():
+            assert "|triton-" in device
+            for row in table.values():
+                assert row["kernel"] == (row["kernel_us"] <= row["torch_us"])
+
+
+@pytest.mark.parametrize(
+    ("op", "args", "dims"),
+    [
+        ("softmax", lambda: (torch.randn(2, 3, 50),), (6, 50)),
+        ("rms_norm", lambda: (torch.randn(4, 8), torch.randn(8), 1e-6), (4, 8)),
+        ("silu_and_mul", lambda: (torch.randn(5, 2, 14),), (10, 7)),
+    ],
+)
+def test_dims_and_torchs_op(op: str, args, dims: tuple[int, ...]) -> None:
+    """The bucket dims the table is keyed by, and torch's op computing what the kernel does."""
+    a = args()
+    contracts = kernelgen_ops._contracts
+    assert getattr(contracts, f"dims_{op}")(*a) == dims
+    want = {
+        "softmax": lambda x: torch.softmax(x, -1),
+        "rms_norm": lambda x, w, eps: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w,
+        "silu_and_mul": lambda x: torch.nn.functional.silu(x[..., :7]) * x[..., 7:],
+    }[op](*a)
+    torch.testing.assert_close(getattr(contracts, f"torch_{op}")(*a), want)
