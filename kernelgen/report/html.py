@@ -333,6 +333,8 @@ def render_status_html(rows: list[OpRow], generated: str) -> str:
                 gen += f" <code>{e(r.candidate)}</code>"
             if r.proposer:
                 gen += f' <span class="dim">{e(r.proposer)}</span>'
+            if r.dispatch:
+                gen += f'<br><small class="dim">{e(r.dispatch)}</small>'
         else:
             gen = '<span class="dim">no</span>'
             if r.candidate:

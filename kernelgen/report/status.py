@@ -56,6 +56,9 @@ class OpRow(BaseModel):
     report: str | None = Field(None, description="the run report, relative to evaluations/")
     latest_run: str | None = None
     note: str | None = None
+    dispatch: str | None = Field(
+        None, description="where the library takes the kernel, from configs/<op>.json"
+    )
 
 
 def read_manifest(path: Path | None = None) -> dict[str, dict]:
@@ -156,6 +159,25 @@ def _num(v: object) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+def dispatch_summary(op: str) -> str | None:
+    """The library's dispatch table for the op, in a line: where it takes the kernel per device
+    (the rest of the measured shapes go to torch's op)."""
+    try:
+        data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    parts = []
+    for device, table in sorted((data.get("dispatch") or {}).items()):
+        if not isinstance(table, dict):
+            continue
+        won = [
+            str(r.get("shape")) for r in table.values() if isinstance(r, dict) and r.get("kernel")
+        ]
+        where = ", ".join(won) if won else "no shape"
+        parts.append(f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})")
+    return "; ".join(parts) or None
+
+
 def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
     entry = manifest.get(op, {})
     seed = paths.seeds_dir() / f"{op}.py"
@@ -177,6 +199,7 @@ def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
         module=f"generated/kernelgen_ops/{op}.py" if module.is_file() else None,
         latest_run=runs[-1] if runs else None,
         proposer=entry.get("proposer") if isinstance(entry.get("proposer"), str) else None,
+        dispatch=dispatch_summary(op) if entry else None,
     )
     st = row.status
     bench = cand.bench if cand is not None else None

@@ -249,6 +249,8 @@ def _status(rows: list[OpRow], wide: bool) -> RenderableType:
         generated = Text("yes", style="green") if s.generated else Text("no", style="dim")
         if s.generated and r.candidate and wide:
             generated.append(f" · {r.candidate}")
+        if s.generated and r.dispatch and wide:
+            generated.append(f"\n{r.dispatch}", style="dim")
         worst = Text(fmt.MISSING, style="dim")
         if s.worst_shape_vs_best_peer is not None:
             worst = _speed(s.worst_shape_vs_best_peer)
@@ -278,6 +280,8 @@ def _status(rows: list[OpRow], wide: bool) -> RenderableType:
             below.append(
                 Text.assemble((f"{s.name}: ", "bold"), f"{where}, run " if where else "", run)
             )
+            if s.generated and r.dispatch:
+                below.append(Text(f"  dispatch: {r.dispatch}", style="dim"))
         t.add_row(*cells)
     t.caption = (
         "worst shape: the smallest ratio of the faster of eager and torch.compile to the "

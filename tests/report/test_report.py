@@ -398,3 +398,17 @@ def test_best_without_a_record_is_said_not_crashed_on(project):
     out = flat(invoke("softmax", "--run", project.cuda_run).output)
     assert "run.json names 'r2-c1' as the best, but it has no record." in out
     assert "Per shape: the seed against torch eager and torch.compile" in out
+
+
+def test_status_shows_where_the_library_takes_the_kernel(project):
+    configs = project.root / "generated" / "kernelgen_ops" / "configs"
+    configs.mkdir(parents=True, exist_ok=True)
+    table = {
+        "4096x4096": {"shape": "4096x4096", "kernel": True, "kernel_us": 1.0, "torch_us": 2.0},
+        "1x32768": {"shape": "1x32000", "kernel": False, "kernel_us": 3.0, "torch_us": 2.0},
+    }
+    (configs / "softmax.json").write_text(
+        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
+    )
+    narrow = invoke("--all", width=80).output
+    assert "dispatch: NVIDIA H200: kernel at 1 of 2 (4096x4096)" in narrow
