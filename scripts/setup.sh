@@ -14,7 +14,9 @@ py=.venv/bin/python
 "$py" -m pip install -q "torch==2.13.0" "triton==3.6.0" "numpy<2.3"
 extras=""
 [ "$dev" = 1 ] && extras="[dev]"
-"$py" -m pip install -q -e ".$extras" -e ./generated
+# setuptools announces every editable install of a flat layout ("Editable installation ...
+# folders with the same name may take precedence"): a note for packagers, not for a newcomer.
+PYTHONWARNINGS="ignore:Editable installation" "$py" -m pip install -q -e ".$extras" -e ./generated
 if [ "$dev" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   # The HTML report is tested in headless Chromium; install it where we may (CI runs as root).
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
