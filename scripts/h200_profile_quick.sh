@@ -11,4 +11,6 @@ export PYTHONPATH=/tmp/site:$PWD
 python3 -m pip install -q --no-deps --no-build-isolation -e . -e ./generated || exit 1
 timeout "${BUDGET_S:-110}" python3 scripts/profile_verify.py --ops "${OP:-rms_norm}" \
   --out "$OUT/profile" 2>&1 | tail -4
-rm -rf "$OUT/profile/${OP:-rms_norm}-runners"  # many files; the judge's samples and phases come back
+# Many runner files (compile runners too) and only so many come back: keep the newest three
+# (the round-trip runner, the in-run candidate's, the seed's).
+cd "$OUT/profile/${OP:-rms_norm}-runners" && ls -t | tail -n +4 | xargs -r rm -f
