@@ -161,6 +161,23 @@ class ReportPaths(_Model):
     html: str
 
 
+class OperatorInfo(_Model):
+    name: str
+    summary: str = Field(description="the first line of the reference's docstring")
+    seed: str | None = Field(description="seeds/<op>.py, when there is one")
+    generated: str | None = Field(
+        None, description="what kernelgen_ops ships for it: proposer, run and candidate, or None"
+    )
+    cases: int = Field(description="correctness cases on CUDA")
+    cpu_cases: int = Field(description="of which Triton's CPU interpreter runs")
+    bench_shapes: list[str]
+    runs: list[str] = Field(default_factory=list, description="its runs under evaluations/")
+
+
+class Operators(_Model):
+    operators: list[OperatorInfo]
+
+
 # ---- arguments ------------------------------------------------------------------------------
 
 
@@ -245,6 +262,43 @@ def _next(runner: loop.Loop) -> tuple[int, str, str]:
 
 
 # ---- the session ----------------------------------------------------------------------------
+
+
+def list_operators() -> Operators:
+    """Every operator with a reference: its seed, what the library ships, its case grid, its
+    benchmark shapes and its runs."""
+    import json
+
+    from kernelgen.package import reference_api
+    from kernelgen.spec import known_ops, seed_path
+
+    try:
+        shipped = json.loads((paths.library_dir() / "MANIFEST.json").read_text()).get("ops", {})
+    except (OSError, ValueError):
+        shipped = {}
+    out = []
+    for op in known_ops():
+        spec = load_spec(op)
+        seed = seed_path(op)
+        entry = shipped.get(op) if isinstance(shipped, dict) else None
+        generated = None
+        if isinstance(entry, dict):
+            generated = str(entry.get("proposer") or "?")
+            if entry.get("run_id"):
+                generated += f" run {entry['run_id']}/{entry.get('candidate_id')}"
+        out.append(
+            OperatorInfo(
+                name=op,
+                summary=reference_api(op)[2],
+                seed=str(seed.relative_to(paths.root())) if seed.is_file() else None,
+                generated=generated,
+                cases=len(spec.cases),
+                cpu_cases=sum(c.interpreter for c in spec.cases),
+                bench_shapes=[b.name for b in spec.data.bench],
+                runs=store.list_runs(op),
+            )
+        )
+    return Operators(operators=out)
 
 
 def start_run(op: str, device: str | None = None, model: str | None = None) -> RunRecord:

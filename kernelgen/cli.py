@@ -304,6 +304,23 @@ def report(
         out.print(item)
 
 
+@app.command("mcp")
+@clean_errors
+def mcp_serve():
+    """Serve the agent tools (list_operators, start_run, get_context, submit_candidate,
+    run_status, promote, report) to a coding agent over MCP, on stdio."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "kernelgen mcp needs the MCP SDK: pip install 'kernelgen[mcp]' "
+            "(scripts/setup.sh installs it)"
+        ) from None
+    from kernelgen.mcp_server import serve
+
+    serve()
+
+
 agent_app = typer.Typer(
     no_args_is_help=True,
     help="A coding agent as the proposer, through the shell: start a run, read its context, "

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up .venv for kernelgen: torch, Triton 3.6.0 (the H200's version), numpy < 2.3 (Triton 3.6's
 # interpreter breaks with newer numpy), then kernelgen and kernelgen_ops, editable.
-#   scripts/setup.sh          the pipeline and the library
+#   scripts/setup.sh          the pipeline, the library and the MCP SDK (`kernelgen mcp`)
 #   scripts/setup.sh --dev    also pytest, ruff, matplotlib, and Chromium for the report tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +12,8 @@ py=.venv/bin/python
 "$py" -m pip install -q --upgrade pip
 # torch 2.13.0: a CPU build where one lies on disk (CI, dev machines), else PyPI's default build.
 "$py" -m pip install -q "torch==2.13.0" "triton==3.6.0" "numpy<2.3"
-extras=""
-[ "$dev" = 1 ] && extras="[dev]"
+extras="[mcp]"
+[ "$dev" = 1 ] && extras="[dev,mcp]"
 # setuptools announces every editable install of a flat layout ("Editable installation ...
 # folders with the same name may take precedence"): a note for packagers, not for a newcomer.
 PYTHONWARNINGS="ignore:Editable installation" "$py" -m pip install -q -e ".$extras" -e ./generated
