@@ -3,16 +3,7 @@
 # (wall time per operator), one seed under compute-sanitizer, and runs the GPU-marked tests of
 # the verifier (deadlines, the adversarial suite). Everything lands under $OUT as it goes.
 #   scripts/h200_engine.sh            (carry .whl; see ../shared/gpu/wheels.sh)
-set -o pipefail
-OUT=${OUT:-/tmp/kernelgen-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-python3 -m pip install -q --no-deps --no-build-isolation -e . -e ./generated || exit 1
+. scripts/h200_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw --format=csv | tee "$OUT/gpu.txt"
 log="$OUT/engine.log"
 for op in ${OPS:-softmax rms_norm silu_and_mul}; do

@@ -2,16 +2,7 @@
 # On the H200, from the repo root (carry .whl): the pipeline benchmark (scripts/bench_pipeline.py)
 # and, with TESTS, the GPU-marked tests named there. The record is written under $OUT as it goes.
 #   [STEPS_SKIP="bench tune"] [TESTS=tests/verify/test_deadlines.py] scripts/h200_pipeline.sh [OP ...]
-set -o pipefail
-OUT=${OUT:-/tmp/kernelgen-out}
-mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-if [ -d .whl ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-fi
-python3 -m pip install -q --no-deps --no-build-isolation -e . -e ./generated || exit 1
+. scripts/h200_env.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,power.draw,temperature.gpu --format=csv | tee "$OUT/gpu.txt"
 # shellcheck disable=SC2086
 timeout "${BUDGET_S:-480}" python3 scripts/bench_pipeline.py --out "$OUT/pipeline.json" \

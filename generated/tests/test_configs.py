@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import H200, clear_lookups, pretend_h200
 
 import kernelgen_ops
 from kernelgen_ops import _runtime
 
-H200 = "NVIDIA H200"
 TABLE = {
     "1x4096": {"num_warps": 1},
     "4096x4096": {"num_warps": 8},
@@ -29,27 +29,12 @@ CONFIGS = {
 }
 
 
-def _clear() -> None:
-    _runtime.load_configs.cache_clear()
-    _runtime._table.cache_clear()
-    _runtime.config_lookup.cache_clear()
-    sys.modules["kernelgen_ops.softmax"]._config.cache_clear()
-
-
 @pytest.fixture
 def on_h200(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A library whose configs/ holds CONFIGS for softmax, running on a pretend H200."""
-    (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "softmax.json").write_text(json.dumps(CONFIGS))
-    monkeypatch.setattr(_runtime, "_HERE", tmp_path)
-    monkeypatch.setattr(_runtime, "INTERPRET", False)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: H200)
-    monkeypatch.setattr(_runtime.triton, "__version__", "3.6.0")
-    _clear()
+    pretend_h200(monkeypatch, tmp_path, {"softmax": CONFIGS})
     yield tmp_path
-    _clear()
+    clear_lookups()
 
 
 def test_select_table_prefers_the_exact_triton_version() -> None:
@@ -110,14 +95,14 @@ def test_lookups_are_cached(on_h200: Path, monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_the_interpreter_uses_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_runtime, "INTERPRET", True)
-    _clear()
+    clear_lookups()
     try:
         assert len(_runtime.tuned("softmax")) == 0
         assert sys.modules["kernelgen_ops.softmax"]._config(64, 64) == (
             _runtime.default_config("softmax")
         )
     finally:
-        _clear()
+        clear_lookups()
 
 
 @pytest.mark.parametrize("op", ["softmax", "rms_norm", "silu_and_mul"])

@@ -8,42 +8,25 @@ from pathlib import Path
 
 import pytest
 import torch
+from conftest import H200, clear_lookups, pretend_h200
 
 import kernelgen_ops
 from kernelgen_ops import _runtime
 
-H200 = "NVIDIA H200"
 TABLE = {
     "4096x4096": {"shape": "4096x4096", "kernel_us": 18.0, "torch_us": 26.0, "kernel": True},
     "256x262144": {"shape": "256x151936", "kernel_us": 742.0, "torch_us": 94.0, "kernel": False},
 }
 
 
-def _clear() -> None:
-    _runtime.load_configs.cache_clear()
-    _runtime._dispatch.cache_clear()
-    _runtime.kernel_won.cache_clear()
-    _runtime._table.cache_clear()
-    _runtime.config_lookup.cache_clear()
-    sys.modules["kernelgen_ops.softmax"]._config.cache_clear()
-
-
 @pytest.fixture
 def on_h200(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    """softmax's configs with TABLE as its H200 evidence, on a pretend H200."""
+    """softmax's shipped configs with TABLE as its H200 evidence, on a pretend H200."""
     shipped = json.loads((Path(_runtime.__file__).parent / "configs" / "softmax.json").read_text())
     shipped["dispatch"] = {f"{H200}|triton-3.6.0": TABLE}
-    (tmp_path / "configs").mkdir()
-    (tmp_path / "configs" / "softmax.json").write_text(json.dumps(shipped))
-    monkeypatch.setattr(_runtime, "_HERE", tmp_path)
-    monkeypatch.setattr(_runtime, "INTERPRET", False)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: H200)
-    monkeypatch.setattr(_runtime.triton, "__version__", "3.6.0")
-    _clear()
+    pretend_h200(monkeypatch, tmp_path, {"softmax": shipped})
     yield
-    _clear()
+    clear_lookups()
 
 
 @pytest.mark.parametrize("routed", [True, False])
@@ -62,7 +45,7 @@ def test_far_from_every_measured_shape_is_no_evidence(on_h200) -> None:
 
 def test_another_device_has_no_evidence(on_h200, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: "NVIDIA A100")
-    _clear()
+    clear_lookups()
     assert _runtime.kernel_won("softmax", 0, (4096, 4096)) is None
     assert _runtime.use_torch("softmax", (4096, 4096), routed=True)
     assert not _runtime.use_torch("softmax", (4096, 4096), routed=False)
