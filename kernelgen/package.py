@@ -87,6 +87,11 @@ class Provenance(_Model):
     torch: str | None = None
     triton: str | None = None
     speedups: list[ShapeSpeedup] | None = Field(None, description="None: never measured")
+    peers: Literal["eager", "reference"] | None = Field(
+        None,
+        description="what 'eager' and 'torch.compile' ran: references/<op>.py's `eager` (the op "
+        "as torch users call it) or the reference as written (None: a record older than that)",
+    )
     geomean_eager: float | None = None
     geomean_compile: float | None = None
     geomean_seed: float | None = None
@@ -218,6 +223,17 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
 
+def peer_name(p: Provenance) -> str:
+    """What the record's 'eager' ran, so that no figure names an unnamed peer."""
+    ref = f"references/{p.op}.py"
+    if p.peers == "eager":
+        return f"{ref}:eager, the op as torch users call it"
+    spec = load_spec(p.op)
+    if spec.eager is spec.reference:
+        return f"{ref}:{p.op}, which is how torch users compute it"
+    return f"{ref}:{p.op} as written, not {ref}:eager (the figures overstate the gain)"
+
+
 def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = None) -> str:
     lines = [
         f"kernelgen_ops.{p.op}: written by `kernelgen promote`; do not edit, promote again.",
@@ -237,6 +253,11 @@ def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = No
         lines.append(
             f"speedups  geomean {_fmt(p.geomean_eager)} vs eager, {_fmt(p.geomean_compile)} vs "
             f"torch.compile, {_fmt(p.geomean_seed)} vs seed"
+        )
+        lines += textwrap.wrap(
+            f"peers     eager = {peer_name(p)}; torch.compile of the same",
+            _WIDTH - 2,
+            subsequent_indent="          ",
         )
         for s in p.speedups or []:
             lines.append(
@@ -684,6 +705,7 @@ def _measured(bench: BenchRecord) -> dict[str, object]:
             )
             for s in bench.shapes
         ],
+        "peers": bench.peers,
         "geomean_eager": bench.geomean_eager,
         "geomean_compile": bench.geomean_compile,
         "geomean_seed": bench.geomean_seed,

@@ -112,6 +112,7 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
         "some-model",
         H200,
         "1.50x vs eager",
+        "eager = references/softmax.py:softmax, which is how torch users compute it",
         "4096x4096 bfloat16",
         sha256(TUNED_SOFTMAX),
     ):

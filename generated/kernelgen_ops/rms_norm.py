@@ -7,6 +7,8 @@
 # proposer  tune (model -, round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
 # speedups  geomean 2.48x vs eager, 1.09x vs torch.compile, - vs seed
+# peers     eager = references/rms_norm.py:eager, the op as torch users call it; torch.compile of
+#           the same
 #           4096x4096 bfloat16: 18.8 us, 1.30x eager, 1.12x compile, - seed
 #           16384x8192 bfloat16: 134.6 us, 1.53x eager, 0.96x compile, - seed
 #           64x7168 bfloat16: 2.8 us, 4.18x eager, 1.05x compile, - seed
@@ -15,7 +17,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 16384x8192;
 #           torch's op at 4096x4096, 64x7168, 1x4096, 8x7168
 # sha256    6bbc3be9ed8386634f92c1d20dc43df0c0b2d72dd5f31ec3ee99c7c72638f655
-# promoted  2026-12-01T11:18:01+00:00
+# promoted  2026-12-01T11:39:28+00:00
 #
 # ruff: noqa
 # fmt: off

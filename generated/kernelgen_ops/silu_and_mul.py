@@ -7,6 +7,8 @@
 # proposer  seed (model -, round -, parent -)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
 # speedups  geomean 1.32x vs eager, 1.29x vs torch.compile, - vs seed
+# peers     eager = references/silu_and_mul.py:silu_and_mul, which is how torch users compute it;
+#           torch.compile of the same
 #           4096x14336 bfloat16: 90.5 us, 3.54x eager, 0.96x compile, - seed
 #           64x18432 bfloat16: 21.3 us, 0.77x eager, 1.66x compile, - seed
 #           16384x4096 bfloat16: 102.1 us, 3.57x eager, 0.97x compile, - seed
@@ -14,7 +16,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 4096x14336,
 #           16384x4096; torch's op at 64x18432, 1x14336
 # sha256    646318acd8fc286b30378bb6417fc71c3517587c209adcef9ea7da5ddfa6ba16
-# promoted  2026-12-01T11:18:11+00:00
+# promoted  2026-12-01T11:39:40+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
 #           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,

@@ -7,6 +7,8 @@
 # proposer  seed (model -, round -, parent -)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
 # speedups  geomean 0.66x vs eager, 0.77x vs torch.compile, - vs seed
+# peers     eager = references/softmax.py:softmax, which is how torch users compute it;
+#           torch.compile of the same
 #           4096x4096 bfloat16: 22.0 us, 2.64x eager, 2.04x compile, - seed
 #           32768x1024 bfloat16: 39.4 us, 1.50x eager, 0.95x compile, - seed
 #           1024x32768 bfloat16: 66.2 us, 1.07x eager, 1.13x compile, - seed
@@ -16,7 +18,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 4096x4096;
 #           torch's op at 32768x1024, 1024x32768, 256x151936, 1x32000, 16x151936
 # sha256    9a65c1e7cc2deba09fcae8e980d93f824a73facb7a8c7560c1d3ac55e70f86cf
-# promoted  2026-12-01T11:18:08+00:00
+# promoted  2026-12-01T11:39:36+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
 #           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
