@@ -1,7 +1,6 @@
 """The library's tests run against this source tree, on CUDA when there is one and through
 Triton's interpreter on CPU otherwise."""
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -33,7 +32,6 @@ import kernelgen_ops  # noqa: E402
 from kernelgen_ops import _runtime  # noqa: E402
 
 INTERPRET = _runtime.INTERPRET
-H200 = "NVIDIA H200"
 HAS_CUDA = torch.cuda.is_available() and not INTERPRET
 # Where the kernels run in this session; bf16 only where it is computed faithfully.
 DEVICE = "cuda" if HAS_CUDA else "cpu"
@@ -66,28 +64,3 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def device() -> str:
     return DEVICE
-
-
-def clear_lookups() -> None:
-    """Every cached answer that depends on configs/ or on the device."""
-    _runtime.load_configs.cache_clear()
-    _runtime._table.cache_clear()
-    _runtime.config_lookup.cache_clear()
-    _runtime._dispatch.cache_clear()
-    _runtime.kernel_won.cache_clear()
-    sys.modules["kernelgen_ops.softmax"]._config.cache_clear()
-
-
-def pretend_h200(monkeypatch: pytest.MonkeyPatch, folder: Path, configs: dict[str, dict]) -> None:
-    """The library reads configs/<op>.json from `folder` (`configs` maps op -> its JSON) and
-    believes it runs on an H200 under Triton 3.6.0 (no kernel can launch: the GPU is pretend)."""
-    (folder / "configs").mkdir()
-    for op, data in configs.items():
-        (folder / "configs" / f"{op}.json").write_text(json.dumps(data))
-    monkeypatch.setattr(_runtime, "_HERE", folder)
-    monkeypatch.setattr(_runtime, "INTERPRET", False)
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: H200)
-    monkeypatch.setattr(_runtime.triton, "__version__", "3.6.0")
-    clear_lookups()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import H200, clear_lookups, pretend_h200
+from pretend_device import H200, clear_lookups, pretend_h200
 
 import kernelgen_ops
 from kernelgen_ops import _runtime
