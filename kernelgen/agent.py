@@ -267,22 +267,18 @@ def _next(runner: loop.Loop) -> tuple[int, str, str]:
 def list_operators() -> Operators:
     """Every operator with a reference: its seed, what the library ships, its case grid, its
     benchmark shapes and its runs."""
-    import json
-
     from kernelgen.package import reference_api
+    from kernelgen.report.status import read_manifest
     from kernelgen.spec import known_ops, seed_path
 
-    try:
-        shipped = json.loads((paths.library_dir() / "MANIFEST.json").read_text()).get("ops", {})
-    except (OSError, ValueError):
-        shipped = {}
+    shipped = read_manifest()
     out = []
     for op in known_ops():
         spec = load_spec(op)
         seed = seed_path(op)
-        entry = shipped.get(op) if isinstance(shipped, dict) else None
+        entry = shipped.get(op)
         generated = None
-        if isinstance(entry, dict):
+        if entry:
             generated = str(entry.get("proposer") or "?")
             if entry.get("run_id"):
                 generated += f" run {entry['run_id']}/{entry.get('candidate_id')}"

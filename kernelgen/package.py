@@ -571,7 +571,7 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
             eager_us = s.median_us * s.eager
         if bench is None or eager_us is None or not spec.data.bucket:
             continue
-        key = "x".join(str(_next_pow2(bench.dims[d])) for d in spec.data.bucket)
+        key = spec.bucket_key(bench.dims)
         kernel = _per_call(s.median_us, s.host_us)
         torch_op = _per_call(eager_us, s.eager_host_us)
         table[key] = {
@@ -582,10 +582,6 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
             "kernel": kernel <= torch_op,
         }
     return table
-
-
-def _next_pow2(n: int) -> int:
-    return 1 << max(0, int(n) - 1).bit_length()
 
 
 def promote(

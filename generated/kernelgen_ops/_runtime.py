@@ -86,13 +86,13 @@ def select_table(
 
 def nearest_bucket(table: Mapping[str, Config], dims: tuple[int, ...]) -> str:
     """The key of `table` nearest to `dims` in log2 space (dims rounded up to powers of two)."""
+    return min(table, key=lambda key: _distance(key, dims))
+
+
+def _distance(key: str, dims: tuple[int, ...]) -> float:
+    """log2 steps between a bucket key and `dims` (rounded up to powers of two), summed."""
     want = [math.log2(triton.next_power_of_2(max(int(d), 1))) for d in dims]
-
-    def distance(key: str) -> float:
-        have = [math.log2(int(k)) for k in key.split("x")]
-        return sum(abs(h - w) for h, w in zip(have, want, strict=True))
-
-    return min(table, key=distance)
+    return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
 
 
 def _device_index() -> int:
@@ -195,11 +195,6 @@ def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
     return select_table(load_configs(op)["dispatch"], name, triton.__version__)
 
 
-def _distance(key: str, dims: tuple[int, ...]) -> float:
-    want = [math.log2(triton.next_power_of_2(max(int(d), 1))) for d in dims]
-    return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
-
-
 @functools.lru_cache(maxsize=1024)
 def kernel_won(op: str, index: int, dims: tuple[int, ...]) -> bool | None:
     """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
@@ -207,7 +202,7 @@ def kernel_won(op: str, index: int, dims: tuple[int, ...]) -> bool | None:
     table = _dispatch(op, index)
     if not table:
         return None
-    key = min(table, key=lambda k: _distance(k, dims))
+    key = nearest_bucket(table, dims)
     if _distance(key, dims) > MAX_DISTANCE:
         return None
     return bool(table[key]["kernel"])

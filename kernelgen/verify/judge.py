@@ -46,8 +46,8 @@ DEADLINE_CAP_S = {"cpu": 50.0, "cuda": 25.0}
 ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
 SLACK = 20.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
-# Requests sent ahead of the answer being checked. Two keep the runner busy while the judge
-# compares; more would only leave more output files waiting in the scratch folder.
+# Requests sent ahead of the answer being checked: enough to keep the runner busy while the
+# judge compares; more would only leave more output files waiting in the scratch folder.
 WINDOW = 3
 
 

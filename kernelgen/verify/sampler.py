@@ -11,6 +11,8 @@ import sys
 import threading
 from pathlib import Path
 
+_ROOT = str(Path(__file__).resolve().parents[2]) + "/"  # the checkout, cut from frame names
+
 
 class Sampler:
     def __init__(self, interval_s: float = 0.002):
@@ -60,5 +62,5 @@ class Sampler:
 
 def _where(frame) -> str:  # noqa: ANN001 - a frame
     code = frame.f_code
-    name = code.co_filename.rsplit("site-packages/", 1)[-1].rsplit("/work/main/", 1)[-1]
+    name = code.co_filename.rsplit("site-packages/", 1)[-1].removeprefix(_ROOT)
     return f"{name}:{frame.f_lineno} {code.co_name}"

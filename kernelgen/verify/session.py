@@ -87,11 +87,8 @@ class Runner:
         return self._ready
 
     def ask(self, request: Request, deadline_s: float, what: str = "the call") -> Reply | Dead:
-        start = self.ready()
-        if isinstance(start, Dead):
-            return start
         self.send(request)
-        return self._receive(deadline_s, what)
+        return self.receive(deadline_s, what)
 
     def send(self, request: Request) -> None:
         """Queue a request without waiting: the runner serves them in order, so the judge can
