@@ -2,8 +2,9 @@
 
     python scripts/h200_agent.py PLAN.json --out DIR [--deadline-s 540] [--no-promote]
 
-PLAN.json is a list of {"op": ..., "file": ..., "note": ...} (the note is the candidate's
-transcript: what was tried and why). Per operator, in plan order: `agent.start_run` (the seed
+PLAN.json is a list of {"op": ..., "file": ..., "note": ..., "run": ...} (the note is the
+candidate's transcript: what was tried and why; "run", optional, continues that agent run of the
+operator instead of starting one). Per operator, in plan order: `agent.start_run` (the seed
 judged and timed), then each of its files through `agent.submit_candidate`, the same path as
 `kernelgen agent submit` and the MCP tool, then `agent.promote` when a candidate beat the seed,
 and the run's report. One JSON line per step goes to stdout and DIR/agent.jsonl, and after every
@@ -101,10 +102,15 @@ def main() -> None:
     plan = Plan(args.plan)
     d = Driver(args.out, args.deadline_s)
     for op, items in plan.by_op.items():
-        if not d.fits("start", 90.0):
+        resume = next((i["run"] for i in items if i.get("run")), None)
+        if resume is not None:
+            run = agent.find_run(resume)
+        elif d.fits("start", 90.0):
+            start = functools.partial(agent.start_run, op, args.device, args.model)
+            run = d.step("start", op=op, fn=start)
+        else:
             print(json.dumps({"step": "skip", "op": op, "why": "no time to start"}), flush=True)
             continue
-        run = d.step("start", op=op, fn=functools.partial(agent.start_run, op, args.device, args.model))
         if run is None:
             continue
         d.runs.append(f"{op}/{run.id}")
@@ -116,7 +122,12 @@ def main() -> None:
             submit = functools.partial(agent.submit_candidate, run.id, source, item.get("note"))
             d.step("submit", op=op, file=item["file"], fn=submit)
         best = agent.run_status(run.id).best
-        if best is not None and args.device == "cuda" and not args.no_promote and d.fits("promote", 60.0):
+        if (
+            best is not None
+            and args.device == "cuda"
+            and not args.no_promote
+            and d.fits("promote", 60.0)
+        ):
             d.step("promote", op=op, fn=functools.partial(agent.promote, run.id))
         d.step("report", op=op, fn=functools.partial(agent.report, run.id))
 
