@@ -122,8 +122,9 @@ def main() -> None:
             submit = functools.partial(agent.submit_candidate, run.id, source, item.get("note"))
             d.step("submit", op=op, file=item["file"], fn=submit)
         best = agent.run_status(run.id).best
+        before = run.best if resume is not None else None
         if (
-            best is not None
+            best not in (None, before)
             and args.device == "cuda"
             and not args.no_promote
             and d.fits("promote", 60.0)
