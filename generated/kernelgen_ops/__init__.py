@@ -4,7 +4,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
     kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
-    kernelgen_ops.softmax(...)       seed, 0.66x vs eager
+    kernelgen_ops.softmax(...)       20261201-134417-agent-ba32/r01-c01, 2.09x vs eager
 
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
@@ -107,7 +107,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _silu_and_mul.silu_and_mul(x)
 
 
-# softmax: the seed on NVIDIA H200, 0.66x vs eager
+# softmax: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_softmax(x)
     if _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=False):
@@ -129,7 +129,8 @@ _softmax_op = _runtime.register(
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
 
-    Kernel: the seed on NVIDIA H200, 0.66x vs eager; see kernelgen_ops.available()["softmax"].
+    Kernel: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager; see
+    kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
     # launcher is called directly, which skips the dispatcher's per-call overhead.
