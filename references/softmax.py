@@ -129,6 +129,22 @@ SPEC = {
             "dtypes": ["float32", "bfloat16"],
             "dists": ["normal"],
         },
+        # Many rows of medium and of long length (GPU): kernels often pick a strategy by rows as
+        # well as by width (a loop per row once there are two rows per SM, split-row below), and
+        # a path taken only at a benchmark shape would otherwise be checked only by the bench's
+        # recheck, on normal values.
+        {
+            "name": "many_medium_rows",
+            "dims": {"rows": 300, "cols": 20000},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal", "neg_inf"],
+        },
+        {
+            "name": "many_long_rows",
+            "dims": {"rows": 300, "cols": 40000},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal", "neg_inf"],
+        },
         # 20011 rows: more than 132 SMs x 64 programs, and a prime, so no grid divides it. As wide
         # as pow2_1024, in its dtypes, so it reuses that size's compiles.
         {
