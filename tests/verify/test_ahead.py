@@ -50,3 +50,40 @@ def test_jobs_spread_over_runners_and_failures_come_back(tmp_path: Path) -> None
     assert miss.error is not None and miss.dead is None
     assert classify(miss.error).category == "crash"
     assert "no such block" in miss.error.message
+
+
+def test_a_dead_runner_leaves_its_queue_to_the_others(tmp_path: Path) -> None:
+    """One shared queue, largest layouts first: when a compile kills its runner, the jobs after
+    it are taken by the runners still alive, not lost with a fixed share."""
+    spec = load_spec("softmax")
+    killer = tmp_path / "killer.py"
+    killer.write_text(
+        (ROOT / "seeds" / "softmax.py")
+        .read_text()
+        .replace("import torch\n", "import os\n\nimport torch\n")
+        .replace(
+            "    n_cols = x.shape[-1]\n",
+            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        os._exit(3)\n",
+        )
+    )
+    shapes = [
+        s for s in spec.data.sizes if s.interpreter and s.dims["rows"] * s.dims["cols"] < 4000
+    ]
+    odd = next(s for s in spec.data.sizes if s.dims.get("cols") == 1823)
+    from kernelgen.spec import BenchShape
+
+    layouts = [
+        ahead.bench_layout(spec, BenchShape(name=s.name, dims=s.dims, dtype="float32"))
+        for s in [odd, *shapes]
+    ]
+    jobs = [ahead.Job(killer, layout, f"job{i}") for i, layout in enumerate(layouts)]
+    pool = ahead.compile_pool(4096, 2, tmp_path / "runners", device="cpu")
+    try:
+        _, misses = ahead.compile_ahead(spec, pool, jobs)
+    finally:
+        pool.close()
+    assert [m.dead is not None for m in misses] == [True]
+    assert misses[0].job.layout == layouts[0]
+    # The odd layout comes first (and is the largest): with fixed shares, every second job after
+    # it died with its runner.
+    assert all(j.seconds is not None for j in jobs if j is not misses[0].job)
