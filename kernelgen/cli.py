@@ -277,7 +277,10 @@ class FormatOpt(str, Enum):
 @clean_errors
 def report(
     op: Annotated[str | None, typer.Argument(help="operator (or --all)")] = None,
-    run: Annotated[str | None, typer.Option("--run", help="default: the latest run")] = None,
+    run: Annotated[
+        str | None,
+        typer.Option("--run", help="default: the run the library ships, else the latest"),
+    ] = None,
     candidate: Annotated[str | None, typer.Option(help="diff this candidate vs its parent")] = None,
     fmt: Annotated[FormatOpt, typer.Option("--format")] = FormatOpt.text,
     out_path: Annotated[Path | None, typer.Option("--out", help="also write here")] = None,

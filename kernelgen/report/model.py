@@ -231,8 +231,19 @@ def _rounds(run: RunRecord, cands: list[CandidateRecord], shapes: list[ShapeRow]
     return points
 
 
+def default_run(op: str) -> str:
+    """The run a report shows when none is named: the one whose candidate the library ships
+    (what a user reviews: the diff from the seed to what they import), else the latest."""
+    from kernelgen.report.status import read_manifest
+
+    shipped = read_manifest().get(op, {}).get("run_id")
+    if isinstance(shipped, str) and shipped in store.list_runs(op):
+        return shipped
+    return store.latest_run(op)
+
+
 def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> ReportData:
-    run_id = run_id or store.latest_run(op)
+    run_id = run_id or default_run(op)
     run = store.load_run(op, run_id)
     cands = store.load_candidates(op, run_id)
     by_id = {c.id: c for c in cands}

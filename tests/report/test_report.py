@@ -164,12 +164,22 @@ def test_unknown_run_names_the_latest(project):
     assert "no run 'nope' for softmax" in r.output and project.rejected_run in r.output
 
 
-def test_latest_run_by_default(project):
+def test_the_shipped_run_by_default(project):
+    # The library ships softmax from the CUDA run, which is older than the all-rejected one:
+    # a bare `kernelgen report softmax` reviews what users import.
+    assert render_run("softmax").data.run.id == project.cuda_run
+    # No library entry for rms_norm: its latest run.
+    assert render_run("rms_norm").data.run.id == project.running_run
+
+
+def test_latest_run_when_the_shipped_one_is_not_stored(project):
+    manifest = project.root / "generated" / "kernelgen_ops" / "MANIFEST.json"
+    manifest.write_text(manifest.read_text().replace(project.cuda_run, "20990101-000000-gone"))
     assert render_run("softmax").data.run.id == project.rejected_run
 
 
 def test_run_where_everything_was_rejected(project):
-    out = invoke("softmax").output
+    out = invoke("softmax", "--run", project.rejected_run).output
     assert "No candidate was accepted: every one was rejected" in out
     assert "the seed (no candidate was accepted)" in out
     assert "Per shape: the seed against torch eager and torch.compile" in out
