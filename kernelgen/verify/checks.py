@@ -17,7 +17,11 @@ from kernelgen.spec import Tolerance
 # Below this, relative errors are fp32 rounding noise (an approximate exp, another summation
 # order): the error-ratio test bites only when a candidate is clearly worse than torch. The floor
 # is in fp32 ulps whatever the dtype, because fp32 is the accumulation precision we demand.
-_RATIO_FLOOR = 4 * torch.finfo(torch.float32).eps
+# 32 ulps (3.8e-6), not 4: tl.exp is ex2.approx(x * log2 e), whose product rounds to fp32 first,
+# so its relative error grows with |x|; a silu_and_mul with the seed's own formula measured
+# 1.05e-6 (9 ulps) on one/float32/wide on the H200 (x ~ N(0, 40^2)) and was rejected. Half
+# precision arithmetic errs by 2.4e-4 (fp16) to 2e-3 (bf16), still 60x and more above it.
+_RATIO_FLOOR = 32 * torch.finfo(torch.float32).eps
 
 
 @dataclass
