@@ -1,6 +1,7 @@
 # kernelgen_ops.softmax: written by `kernelgen promote`; do not edit, promote again.
-# The source below is the candidate as judged, except for this header and the two config
-# loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json); ruff leaves it as it is.
+# The source below is the candidate as judged, except for this header, the two config
+# loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json) and the last line (lean
+# launches, see _launch.py); ruff leaves it as it is.
 #
 # source    seeds/softmax.py
 # record    evaluations/softmax/bench-seed-20261130T153623Z.json
@@ -18,7 +19,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 4096x4096;
 #           torch's op at 32768x1024, 1024x32768, 256x151936, 1x32000, 16x151936
 # sha256    9a65c1e7cc2deba09fcae8e980d93f824a73facb7a8c7560c1d3ac55e70f86cf
-# promoted  2026-12-01T11:39:36+00:00
+# promoted  2026-12-01T13:51:16+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
 #           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
@@ -92,3 +93,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             BLOCK_SIZE=triton.next_power_of_2(n_cols), **_config(n_rows, n_cols),
         )
     return y.view(x.shape)
+
+
+# Added by `kernelgen promote`: lean launches (kernelgen_ops/_launch.py).
+_runtime.lean_launches(globals())
