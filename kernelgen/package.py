@@ -4,14 +4,15 @@
     promote_from_run(op, run_id, candidate_id)   an accepted, CUDA-measured candidate of a run
 
 A promotion writes the operator's module (the candidate source under a provenance header, its
-TUNED / DEFAULT_CONFIG tables turned into loads from configs/<op>.json), the config JSON, the
-MANIFEST.json entry and a regenerated __init__.py. It builds the whole new library in a sibling
-folder, checks that it compiles and imports, then swaps the folders: an interruption at any point
-leaves the old library or the new one in place, never a mix (a swap cut between its two renames
-is undone by the next promotion).
+TUNED / DEFAULT_CONFIG tables turned into loads from configs/<op>.json, and a last line that makes
+its kernels launch lean), the config JSON, the MANIFEST.json entry and a regenerated __init__.py.
+It builds the whole new library in a sibling folder, checks that it compiles and imports, then
+swaps the folders: an interruption at any point leaves the old library or the new one in place,
+never a mix (a swap cut between its two renames is undone by the next promotion).
 
-The library's hand-written files (_runtime.py, _contracts.py, _routing.py) are carried over
-unchanged; _contracts.py must know an operator (check_<op>, fake_<op>) before it can be promoted.
+The library's hand-written files (_runtime.py, _launch.py, _contracts.py, _routing.py) are
+carried over unchanged; _contracts.py must know an operator (check_<op>, fake_<op>) before it can
+be promoted.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from kernelgen.errors import KernelgenError
 from kernelgen.records import BenchRecord, CandidateRecord, now
 from kernelgen.spec import load_spec
 
-HAND_WRITTEN = ("_runtime.py", "_contracts.py", "_routing.py")
+HAND_WRITTEN = ("_runtime.py", "_launch.py", "_contracts.py", "_routing.py")
 _TEMPLATES = Path(__file__).parent / "templates"
 _IMPORT_CHECK_TIMEOUT_S = 300
 # What `import kernelgen_ops` must never pull in: the library needs torch and triton only.
@@ -237,8 +238,9 @@ def peer_name(p: Provenance) -> str:
 def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = None) -> str:
     lines = [
         f"kernelgen_ops.{p.op}: written by `kernelgen promote`; do not edit, promote again.",
-        "The source below is the candidate as judged, except for this header and the two config",
-        f"loads (TUNED, DEFAULT_CONFIG come from configs/{p.op}.json); ruff leaves it as it is.",
+        "The source below is the candidate as judged, except for this header, the two config",
+        f"loads (TUNED, DEFAULT_CONFIG come from configs/{p.op}.json) and the last line (lean",
+        "launches, see _launch.py); ruff leaves it as it is.",
         "",
         f"source    {p.source}",
         f"record    {p.record or 'none: promoted without a run'}",
@@ -302,6 +304,16 @@ def _names(tree: ast.Module) -> set[str]:
     return names
 
 
+# The module's last line: its launched kernels go through _launch.LeanKernel, which calls a
+# specialization's compiled kernel directly once Triton's own path has launched it (host time per
+# call is what decides decode shapes). The launcher's source is unchanged; the kernels are the
+# same objects underneath.
+LEAN_LAUNCHES = (
+    "\n\n# Added by `kernelgen promote`: lean launches (kernelgen_ops/_launch.py).\n"
+    "_runtime.lean_launches(globals())\n"
+)
+
+
 def rewrite_module(
     op: str, source: str, provenance: Provenance, dispatch: dict[str, dict[str, Any]] | None = None
 ) -> str:
@@ -334,19 +346,20 @@ def rewrite_module(
         if shared:
             raise PromoteError(f"{where}: line {node.lineno}: put {name} on lines of its own")
         edits.append((node.lineno, node.end_lineno, text))
-    if edits:
-        imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-        first_edit = min(e[0] for e in edits)
-        before = [n for n in imports if (n.end_lineno or n.lineno) < first_edit]
-        if before:
-            at = max(n.end_lineno or n.lineno for n in before) + 1
-        else:
-            doc = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
-            at = (doc.end_lineno or 0) + 1 if doc else 1
-        edits.append((at, at - 1, "\nfrom . import _runtime\n"))  # an insertion: no line replaced
+    # `_runtime` after the imports that come before the first config load (or after the
+    # docstring); both the loads and the last line need it.
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    first_edit = min((e[0] for e in edits), default=len(lines) + 1)
+    before = [n for n in imports if (n.end_lineno or n.lineno) < first_edit]
+    if before:
+        at = max(n.end_lineno or n.lineno for n in before) + 1
+    else:
+        doc = tree.body[0] if tree.body and isinstance(tree.body[0], ast.Expr) else None
+        at = (doc.end_lineno or 0) + 1 if doc else 1
+    edits.append((at, at - 1, "\nfrom . import _runtime\n"))  # an insertion: no line replaced
     for first, last, text in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first - 1 : last] = [text]
-    return render_header(provenance, dispatch) + "".join(lines)
+    return render_header(provenance, dispatch) + "".join(lines) + LEAN_LAUNCHES
 
 
 # ---------------------------------------------------------------- the manifest and __init__.py

@@ -1,33 +1,44 @@
 """Host overhead of kernelgen_ops on decode-sized inputs (CUDA).
 
+    python scripts/host_overhead.py [OUT.json]
+
 Per operator, the per-call cost of
-- `kernelgen_ops.<op>(...)` (the public function: contract checks, launcher, config lookup),
-- the custom op `torch.ops.kernelgen_ops.<op>` (what torch.compile graphs call),
-- a bare launch of the same compiled kernel with pre-computed arguments and output (the floor
-  for a Python caller),
+- `kernelgen_ops.<op>(...)`, the public function (contract checks, dispatch lookup, launcher),
+  forced onto the kernel (set_dispatch("kernel")), with lean launches (_launch.py) and without
+  (every launch through JITFunction.run), and as dispatched by the measured table ("measured":
+  torch's op where the kernel lost);
+- the custom op `torch.ops.kernelgen_ops.<op>` (what torch.compile graphs call);
+- bare launches: the kernel launches one call makes, recorded with their arguments and output
+  and replayed as they are: `kernel[grid](...)` lean, the same through JITFunction.run, and
+  CompiledKernel.run called directly (the floor for a Python caller);
 - torch eager on the same input,
 each as the mean of many back-to-back calls with one synchronize at the end (the enqueue rate,
-which is what a decode step pays when kernels are tiny), and as a CUDA-graph replay for the GPU
-time alone. Writes JSON to the path given (default: stdout only).
+which is what a decode step pays when kernels are tiny), and a CUDA-graph replay of the bare
+launches for the GPU time alone. Writes JSON to the path given (default: stdout only).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import sys
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
-import kernelgen_ops
+# This script compares lean launches with Triton's path, so it turns them on (they are off
+# by default until they have run on a GPU); set before kernelgen_ops is imported.
+os.environ.setdefault("KERNELGEN_OPS_LEAN", "1")
+import kernelgen_ops  # noqa: E402
 import torch
 import triton
-from kernelgen_ops import rms_norm as rms_mod
-from kernelgen_ops import silu_and_mul as silu_mod
-from kernelgen_ops import softmax as softmax_mod
+from kernelgen_ops import _launch
 
 CALLS = 2000
 
 
-def per_call_us(fn) -> float:
+def per_call_us(fn: Callable[[], Any]) -> float:
     for _ in range(50):
         fn()
     torch.cuda.synchronize()
@@ -38,7 +49,7 @@ def per_call_us(fn) -> float:
     return (time.perf_counter() - t0) / CALLS * 1e6
 
 
-def graph_us(fn) -> float:
+def graph_us(fn: Callable[[], Any]) -> float:
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -60,75 +71,120 @@ def graph_us(fn) -> float:
     return start.elapsed_time(end) * 1e3 / 1000
 
 
-def cases():
+Launch = tuple[Any, Any, tuple, dict[str, Any], Any]  # (kernel, grid, args, kwargs, compiled)
+
+
+def launches(op: str, args: tuple) -> list[Launch]:
+    """The kernel launches one call of kernelgen_ops.<op> makes (on the kernel, not torch's op),
+    with their arguments and outputs, kept: replayed, they are the bare launches."""
+    module = importlib.import_module(f"kernelgen_ops.{op}")  # kernelgen_ops.<op> is the function
+    kernels = [v for v in vars(module).values() if isinstance(v, _launch.LeanKernel)]
+    seen: list[Launch] = []
+    for kernel in kernels:
+
+        def record(grid, a, kw, kernel=kernel, launch=kernel._launch):
+            compiled = launch(grid, a, kw)
+            seen.append((kernel, grid, a, kw, compiled))
+            return compiled
+
+        kernel._launch = record  # an instance attribute over LeanKernel._launch
+    kernelgen_ops.set_dispatch("kernel")
+    try:
+        getattr(kernelgen_ops, op)(*args)
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+        for kernel in kernels:
+            del kernel._launch
+    return seen
+
+
+def bare(recorded: list[Launch], triton_path: bool = False) -> Callable[[], None]:
+    """The recorded launches again, `kernel[grid](...)` lean or through JITFunction.run."""
+
+    def call() -> None:
+        for kernel, grid, args, kwargs, _ in recorded:
+            (kernel.jit if triton_path else kernel)[grid](*args, **kwargs)
+
+    return call
+
+
+def compiled_runs(recorded: list[Launch]) -> Callable[[], None]:
+    """CompiledKernel.run of the recorded launches with everything pre-computed (grid, stream,
+    handles, every argument in signature order, no hooks): what no Python launcher can beat."""
+    stream = torch.cuda.current_stream().cuda_stream
+    runs = []
+    for kernel, grid, args, kwargs, compiled in recorded:
+        signature = kernel.jit.signature
+        params = {k: v for k, v in kwargs.items() if k in signature.parameters}
+        bound = signature.bind(*args, **params)
+        bound.apply_defaults()
+        g = (*grid, 1, 1)[:3]
+        meta = (stream, compiled.function, compiled.packed_metadata, None, None, None)
+        runs.append((compiled.run, (*g, *meta, *bound.arguments.values())))
+
+    def call() -> None:
+        for run, full in runs:
+            run(*full)
+
+    return call
+
+
+def cases() -> Iterator[tuple[str, str, tuple, Callable[[], Any]]]:
+    """(op, shape, arguments, torch eager on them) at decode shapes."""
     dev, dt = "cuda", torch.bfloat16
     x = torch.randn(1, 32000, device=dev, dtype=dt)
-    y = torch.empty_like(x)
-    cfg = softmax_mod._config(1, 32000)
-    block = triton.next_power_of_2(32000)
-    yield (
-        "softmax",
-        "1x32000",
-        lambda: kernelgen_ops.softmax(x),
-        lambda: torch.ops.kernelgen_ops.softmax(x),
-        lambda: softmax_mod._softmax_kernel[(1,)](
-            y, x, 32000, x.stride(0), x.stride(1), y.stride(0), BLOCK_SIZE=block, **cfg
-        ),
-        lambda: torch.softmax(x, -1),
-    )
-
+    yield "softmax", "1x32000", (x,), lambda: torch.softmax(x, -1)
     h = torch.randn(1, 4096, device=dev, dtype=dt)
     w = torch.rand(4096, device=dev, dtype=dt) + 0.5
-    o = torch.empty_like(h)
-    cfg = rms_mod._config(1, 4096)
-    yield (
-        "rms_norm",
-        "1x4096",
-        lambda: kernelgen_ops.rms_norm(h, w, 1e-6),
-        lambda: torch.ops.kernelgen_ops.rms_norm(h, w, 1e-6),
-        lambda: rms_mod._rms_norm_kernel[(1,)](
-            o, h, w, 4096, 1e-6, h.stride(0), h.stride(1), o.stride(0), BLOCK_SIZE=4096, **cfg
-        ),
-        lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6),
-    )
-
+    eager_rms = lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)  # noqa: E731
+    yield "rms_norm", "1x4096", (h, w, 1e-6), eager_rms
     g = torch.randn(1, 2 * 14336, device=dev, dtype=dt)
-    out = torch.empty(1, 14336, device=dev, dtype=dt)
-    cfg = silu_mod._config(1, 14336)
-    grid = (1, triton.cdiv(14336, cfg["BLOCK_SIZE"]))
-    yield (
-        "silu_and_mul",
-        "1x14336",
-        lambda: kernelgen_ops.silu_and_mul(g),
-        lambda: torch.ops.kernelgen_ops.silu_and_mul(g),
-        lambda: silu_mod._silu_and_mul_kernel[grid](
-            out, g, 14336, g.stride(0), g.stride(1), out.stride(0), **cfg
-        ),
-        lambda: torch.nn.functional.silu(g[..., :14336]) * g[..., 14336:],
-    )
+    eager_silu = lambda: torch.nn.functional.silu(g[..., :14336]) * g[..., 14336:]  # noqa: E731
+    yield "silu_and_mul", "1x14336", (g,), eager_silu
+
+
+def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
+    public = getattr(kernelgen_ops, op)
+    custom = getattr(torch.ops.kernelgen_ops, op)
+    row: dict[str, Any] = {
+        "op": op,
+        "shape": shape,
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "lean_active": _launch.ACTIVE,
+    }
+    kernelgen_ops.set_dispatch("kernel")
+    try:
+        row["public_us"] = per_call_us(lambda: public(*args))
+        row["custom_op_us"] = per_call_us(lambda: custom(*args))
+        _launch.set_enabled(False)
+        try:
+            row["public_triton_path_us"] = per_call_us(lambda: public(*args))
+        finally:
+            _launch.set_enabled(True)
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+    row["public_measured_dispatch_us"] = per_call_us(lambda: public(*args))
+    recorded = launches(op, args)
+    row["launches_per_call"] = len(recorded)
+    if recorded:  # lean launches are active: the kernels are LeanKernels
+        row["bare_lean_us"] = per_call_us(bare(recorded))
+        row["bare_triton_us"] = per_call_us(bare(recorded, triton_path=True))
+        row["bare_compiled_run_us"] = per_call_us(compiled_runs(recorded))
+        row["gpu_graph_us"] = graph_us(bare(recorded))
+    row["eager_us"] = per_call_us(eager)
+    row = {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
+    row["public_minus_eager_us"] = round(row["public_us"] - row["eager_us"], 2)
+    row["lean_saves_us"] = round(row["public_triton_path_us"] - row["public_us"], 2)
+    return row
 
 
 def main() -> None:
     rows = []
-    for op, shape, public, custom, bare, eager in cases():
-        row = {
-            "op": op,
-            "shape": shape,
-            "gpu": torch.cuda.get_device_name(),
-            "torch": torch.__version__,
-            "triton": triton.__version__,
-        }
-        for name, fn in (
-            ("public", public),
-            ("custom_op", custom),
-            ("bare_launch", bare),
-            ("eager", eager),
-        ):
-            row[f"{name}_us"] = round(per_call_us(fn), 2)
-        row["gpu_graph_us"] = round(graph_us(bare), 2)
-        row["overhead_vs_bare_us"] = round(row["public_us"] - row["bare_launch_us"], 2)
-        rows.append(row)
-        print(json.dumps(row))
+    for case in cases():
+        rows.append(measure(*case))
+        print(json.dumps(rows[-1]))
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as f:
             json.dump(rows, f, indent=2)

@@ -121,6 +121,7 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
     assert 'DEFAULT_CONFIG = _runtime.default_config("softmax")' in module
     assert "from . import _runtime" in module
     assert "_softmax_kernel" in module and '"4096x4096": {"num_warps": 8}' not in module
+    assert module.endswith(package.LEAN_LAUNCHES)  # its kernels launch lean
 
     configs = json.loads((library / "configs" / "softmax.json").read_text())
     assert configs["devices"] == {f"{H200}|triton-3.6.0": {"4096x4096": {"num_warps": 8}}}
@@ -146,6 +147,41 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
     assert "llm run run-1/r1-c0 on NVIDIA H200" in init
     assert '__all__ = ["rms_norm", "silu_and_mul", "softmax"]' in init
     assert _leftovers(project) == []
+
+
+UNTUNED = '''"""A softmax without tables: nothing to load from configs/, a kernel to launch."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _rows_kernel(y_ptr, x_ptr, n_cols, stride_xm, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride_xm + cols, mask=cols < n_cols, other=-float("inf"))
+    num = tl.exp(x.to(tl.float32) - tl.max(x.to(tl.float32), axis=0))
+    tl.store(y_ptr + row * n_cols + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    x2 = x.reshape(-1, x.shape[-1]).contiguous()
+    y = torch.empty_like(x2)
+    block = triton.next_power_of_2(x2.shape[1])
+    _rows_kernel[(x2.shape[0],)](y, x2, x2.shape[1], x2.stride(0), BLOCK=block)
+    return y.view(x.shape)
+'''
+
+
+def test_a_source_without_tables_still_launches_lean(project: Path) -> None:
+    prov = _measured("softmax", UNTUNED, speedups=None)
+    library = promote("softmax", UNTUNED, None, prov)  # the import check runs the last line
+    body = (library / "softmax.py").read_text().split("# fmt: off\n", 1)[1]
+    # The judged source, plus the import the last line needs, after the source's own imports.
+    imports = "import triton.language as tl\n"
+    want = UNTUNED.replace(imports, imports + "\nfrom . import _runtime\n", 1)
+    assert body == want + package.LEAN_LAUNCHES
 
 
 def test_the_dispatch_table_counts_host_time_per_call() -> None:

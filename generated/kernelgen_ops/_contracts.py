@@ -22,6 +22,17 @@ _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 
 
 def _check_tensor(op: str, name: str, t: object) -> None:
+    # What a call on a GPU passes, in the fewest reads (this runs on every call): a float CUDA
+    # tensor, no gradient wanted, not a negated view. Anything else takes the checks below, which
+    # accept the same tensors and name what is wrong with the others.
+    if (
+        isinstance(t, torch.Tensor)
+        and t.is_cuda
+        and t.dtype in _FLOATS
+        and not (t.requires_grad and torch.is_grad_enabled())
+        and not t.is_neg()
+    ):
+        return
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"kernelgen_ops.{op}: {name} must be a tensor, got {type(t).__name__}")
     if t.dtype not in _FLOATS:
@@ -90,7 +101,7 @@ def check_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> None:
         )
     if weight.device != x.device:
         raise ValueError(f"kernelgen_ops.rms_norm: weight is on {weight.device}, x on {x.device}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+    if type(eps) is not float and (isinstance(eps, bool) or not isinstance(eps, (int, float))):
         raise TypeError(f"kernelgen_ops.rms_norm: eps must be a float, got {eps!r}")
 
 

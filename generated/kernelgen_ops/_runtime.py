@@ -1,4 +1,5 @@
-"""What every generated operator shares at run time: tuned configs, provenance, op registration.
+"""What every generated operator shares at run time: tuned configs, provenance, op registration,
+dispatch by measured crossover, and the hook that makes its kernels launch lean (_launch.py).
 
 Hand-written and shipped with the library (`kernelgen promote` copies it along, never rewrites
 it). Imports torch, triton and the standard library only.
@@ -25,6 +26,8 @@ from typing import Any
 
 import torch
 import triton
+
+from . import _launch
 
 _HERE = Path(__file__).resolve().parent
 # Triton decides between compiling and interpreting when a kernel is decorated, i.e. when the
@@ -95,8 +98,15 @@ def _distance(key: str, dims: tuple[int, ...]) -> float:
     return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
 
 
+@functools.cache
+def _cuda() -> bool:
+    """torch.cuda.is_available(), asked once: it reads the environment and asks the driver on
+    every call (about 1 us), and its answer does not change within a process."""
+    return torch.cuda.is_available()
+
+
 def _device_index() -> int:
-    if INTERPRET or not torch.cuda.is_available():
+    if INTERPRET or not _cuda():
         return _NO_DEVICE
     return torch.cuda.current_device()
 
@@ -195,27 +205,42 @@ def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
     return select_table(load_configs(op)["dispatch"], name, triton.__version__)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
 def kernel_won(op: str, index: int, dims: tuple[int, ...]) -> bool | None:
     """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
-    `index`; None without evidence there."""
+    `index`; None without evidence there. Cached per exact dims (one lookup per call), and
+    behind that per dims rounded up to powers of two, which is all the answer depends on: a
+    workload of many sizes (prefill lengths) costs a rounding per new size, not a search."""
+    return _won_at(op, index, tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims))
+
+
+@functools.cache
+def _won_at(op: str, index: int, buckets: tuple[int, ...]) -> bool | None:
     table = _dispatch(op, index)
     if not table:
         return None
-    key = nearest_bucket(table, dims)
-    if _distance(key, dims) > MAX_DISTANCE:
+    key = nearest_bucket(table, buckets)
+    if _distance(key, buckets) > MAX_DISTANCE:
         return None
     return bool(table[key]["kernel"])
 
 
 def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
-    """Whether this call goes to torch's op instead of the kernel (see above)."""
+    """Whether this call goes to torch's op instead of the kernel (see above). Per call: the
+    mode, the current device, one cached lookup; configs/ and the device name are read once."""
     if _mode != "measured":
         return _mode == "torch"
     won = kernel_won(op, _device_index(), dims)
     if won is None:
         return routed
     return not won
+
+
+def lean_launches(namespace: dict[str, Any]) -> None:
+    """Called by the last line of each operator module: its launched @triton.jit kernels launch
+    through _launch.LeanKernel (Triton's path for a specialization's first launch, its compiled
+    kernel directly after that)."""
+    _launch.install(namespace)
 
 
 @functools.lru_cache(maxsize=1)

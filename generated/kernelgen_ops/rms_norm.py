@@ -1,6 +1,7 @@
 # kernelgen_ops.rms_norm: written by `kernelgen promote`; do not edit, promote again.
-# The source below is the candidate as judged, except for this header and the two config
-# loads (TUNED, DEFAULT_CONFIG come from configs/rms_norm.json); ruff leaves it as it is.
+# The source below is the candidate as judged, except for this header, the two config
+# loads (TUNED, DEFAULT_CONFIG come from configs/rms_norm.json) and the last line (lean
+# launches, see _launch.py); ruff leaves it as it is.
 #
 # source    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/source.py
 # record    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/record.json
@@ -17,7 +18,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 16384x8192;
 #           torch's op at 4096x4096, 64x7168, 1x4096, 8x7168
 # sha256    6bbc3be9ed8386634f92c1d20dc43df0c0b2d72dd5f31ec3ee99c7c72638f655
-# promoted  2026-12-01T11:39:28+00:00
+# promoted  2026-12-01T14:30:58+00:00
 #
 # ruff: noqa
 # fmt: off
@@ -88,3 +89,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.
             BLOCK_SIZE=triton.next_power_of_2(n_cols), **_config(n_rows, n_cols),
         )
     return y.view(x.shape)
+
+
+# Added by `kernelgen promote`: lean launches (kernelgen_ops/_launch.py).
+_runtime.lean_launches(globals())

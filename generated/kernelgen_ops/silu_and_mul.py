@@ -1,6 +1,7 @@
 # kernelgen_ops.silu_and_mul: written by `kernelgen promote`; do not edit, promote again.
-# The source below is the candidate as judged, except for this header and the two config
-# loads (TUNED, DEFAULT_CONFIG come from configs/silu_and_mul.json); ruff leaves it as it is.
+# The source below is the candidate as judged, except for this header, the two config
+# loads (TUNED, DEFAULT_CONFIG come from configs/silu_and_mul.json) and the last line (lean
+# launches, see _launch.py); ruff leaves it as it is.
 #
 # source    seeds/silu_and_mul.py
 # record    evaluations/silu_and_mul/bench-seed-20261130T153947Z.json
@@ -16,7 +17,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 4096x14336,
 #           16384x4096; torch's op at 64x18432, 1x14336
 # sha256    646318acd8fc286b30378bb6417fc71c3517587c209adcef9ea7da5ddfa6ba16
-# promoted  2026-12-01T11:39:40+00:00
+# promoted  2026-12-01T14:31:05+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
 #           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
@@ -88,3 +89,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
         grid = (n_rows, triton.cdiv(d, cfg["BLOCK_SIZE"]))
         _silu_and_mul_kernel[grid](y, x2, d, x2.stride(0), x2.stride(1), y.stride(0), **cfg)
     return y.view(*x.shape[:-1], d)
+
+
+# Added by `kernelgen promote`: lean launches (kernelgen_ops/_launch.py).
+_runtime.lean_launches(globals())

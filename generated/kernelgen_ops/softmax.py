@@ -1,6 +1,7 @@
 # kernelgen_ops.softmax: written by `kernelgen promote`; do not edit, promote again.
-# The source below is the candidate as judged, except for this header and the two config
-# loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json); ruff leaves it as it is.
+# The source below is the candidate as judged, except for this header, the two config
+# loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json) and the last line (lean
+# launches, see _launch.py); ruff leaves it as it is.
 #
 # source    evaluations/softmax/20261201-134417-agent-ba32/candidates/r01-c01/source.py
 # record    evaluations/softmax/20261201-134417-agent-ba32/candidates/r01-c01/record.json
@@ -18,7 +19,7 @@
 # dispatch  per call (host time included where measured), against eager: the kernel at 4096x4096,
 #           32768x1024, 1024x32768, 256x151936; torch's op at 1x32000, 16x151936
 # sha256    107e522e46c67d1a9ee8c2c18d6b69f70a3a55e1e78e883f615df98a77ae17e1
-# promoted  2026-12-01T13:49:47+00:00
+# promoted  2026-12-01T14:30:51+00:00
 #
 # ruff: noqa
 # fmt: off
@@ -37,6 +38,8 @@ Math in fp32; one rounding at the store.
 import torch
 import triton
 import triton.language as tl
+
+from . import _runtime
 
 _CHUNK = 8192  # columns per program in the split-row path
 
@@ -157,3 +160,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
             CHUNK=_CHUNK, CHUNKS=triton.next_power_of_2(n_chunks), num_warps=8,
         )
     return y.view(x.shape)
+
+
+# Added by `kernelgen promote`: lean launches (kernelgen_ops/_launch.py).
+_runtime.lean_launches(globals())

@@ -17,6 +17,8 @@ H200 = "NVIDIA H200"
 def clear_lookups() -> None:
     """Every cached answer that depends on configs/ or on the device."""
     _runtime.load_configs.cache_clear()
+    _runtime._cuda.cache_clear()
+    _runtime._won_at.cache_clear()
     _runtime._table.cache_clear()
     _runtime.config_lookup.cache_clear()
     _runtime._dispatch.cache_clear()
@@ -33,6 +35,9 @@ def pretend_h200(monkeypatch: pytest.MonkeyPatch, folder: Path, configs: dict[st
     (folder / "configs").mkdir()
     for op, data in configs.items():
         (folder / "configs" / f"{op}.json").write_text(json.dumps(data))
+    # The shipped manifest too: routing reads it (once per process, so whether a test gets it
+    # from here or from the package folder depends on what ran before it).
+    (folder / "MANIFEST.json").write_text((_runtime._HERE / "MANIFEST.json").read_text())
     monkeypatch.setattr(_runtime, "_HERE", folder)
     monkeypatch.setattr(_runtime, "INTERPRET", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)

@@ -1,0 +1,333 @@
+"""The library against its peers, per operator and shape, on the GPU it runs on (issue [H]).
+
+    python scripts/bench_library.py OUT.json [--ops softmax rms_norm silu_and_mul]
+        [--groups kernelgen liger flaggems] [--budget-s 230] [--forced-max-cols 65536]
+
+For each operator, every benchmark shape of its spec (references/<op>.py SPEC["bench"]) and decode
+shapes (1, 16 and 64 rows at each width the spec benchmarks with 64 rows or fewer), in bf16:
+device time (CUDA-graph replays of many calls, L2 flushed before each replay, inputs rotated) and
+host time (wall time per call of back-to-back calls, synchronized once) of
+- kernelgen_ops.<op> as a user calls it, lean launches as shipped (off by default until they have
+  run on a GPU; KERNELGEN_OPS_LEAN=1 in this script's environment turns them on in the workers;
+  the measured dispatch may pick torch's op; `path` says
+  which ran), and forced onto the kernel (set_dispatch("kernel"), up to --forced-max-cols wide:
+  a seed holds a whole row in one program, slow to compile that wide and slow to run);
+- torch eager (references/<op>.py `eager`) and torch.compile of it (default mode);
+- torch.<op> under kernelgen_ops.use() (the routed torch call; softmax and rms_norm);
+- Liger-Kernel and FlagGems where they import, each in a process of its own: importing FlagGems
+  slows every Triton launch in its process. A peer that is missing, raises, or disagrees with
+  eager is recorded as such, never dropped.
+
+Each group of implementations runs in its own worker process (scripts/bench_library_worker.py),
+one after another, and streams one JSON line per figure; OUT.json is rewritten after every line,
+so a run cut short keeps what it finished. The record's summary gives, per operator and metric,
+the geometric mean and the worst ratio of kernelgen_ops.<op> to the best peer on each shape
+(below 1: faster than every peer), and of the routed torch call to the plain one; host_target
+gives the issue's target at decode shapes (host time at most eager's + 2 us), met or not.
+--budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
+is stopped, and what it had not measured is missing from the record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ROOT = Path(__file__).resolve().parents[1]
+GROUPS = ("kernelgen", "liger", "flaggems")
+# Shares of --budget-s; time a worker leaves unused passes to the next.
+SHARES = {"kernelgen": 0.55, "liger": 0.2, "flaggems": 0.25}
+PEERS = ("eager", "compile", "liger", "flaggems")
+TARGET_US = 2.0
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Availability(_Model):
+    impl: str
+    available: bool
+    version: str | None = None
+    reason: str | None = Field(None, description="why not, or what ran (an API, a mode)")
+
+
+class Measurement(_Model):
+    """One implementation on one shape."""
+
+    op: str
+    shape: str
+    dims: dict[str, int]
+    dtype: str
+    decode: bool = Field(description="one of the added decode shapes (few rows)")
+    impl: str = Field(
+        description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, liger, flaggems"
+    )
+    device_us: float | None = Field(None, description="per call, CUDA-graph replay")
+    host_us: float | None = Field(None, description="wall per call, back-to-back calls")
+    method: Literal["graph", "do_bench"] | None = None
+    calls_per_replay: int | None = None
+    path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
+    api: str | None = Field(None, description="the peer's function that ran")
+    error: str | None = Field(None, description="raised, or disagreed with eager")
+    skipped: str | None = None
+
+
+class Ratio(_Model):
+    """kernelgen_ops.<op> (or the routed call) over a baseline, across the shapes both have."""
+
+    op: str
+    metric: Literal["device_us", "host_us"]
+    against: str = Field(description="best_peer: the fastest of eager, compile, liger, flaggems")
+    impl: str
+    shapes: int
+    geomean: float | None = None
+    worst: float | None = None
+    worst_shape: str | None = None
+    decode_geomean: float | None = None
+
+
+class HostTarget(_Model):
+    """Issue [H]'s target at decode shapes: kernelgen_ops.<op>'s host time per call at most torch
+    eager's + TARGET_US."""
+
+    op: str
+    impl: str
+    decode_shapes: int
+    worst_excess_us: float | None = Field(None, description="max of impl host_us - eager host_us")
+    worst_shape: str | None = None
+    met: bool | None = None
+
+
+class Worker(_Model):
+    group: str
+    state: Literal["pending", "running", "finished", "failed", "timed_out"] = "pending"
+    seconds: float | None = None
+    returncode: int | None = None
+    note: str | None = None
+
+
+class LibraryBench(_Model):
+    created: str
+    command: str
+    budget_s: float
+    environment: dict[str, str | bool | None] = Field(default_factory=dict)
+    lean_launches: bool | None = Field(None, description="kernelgen_ops._launch.ACTIVE there")
+    workers: list[Worker] = Field(default_factory=list)
+    availability: list[Availability] = Field(default_factory=list)
+    measurements: list[Measurement] = Field(default_factory=list)
+    summary: list[Ratio] = Field(default_factory=list)
+    host_target: list[HostTarget] = Field(default_factory=list)
+    complete: bool = False
+
+
+# ---------------------------------------------------------------- the summary
+
+
+def _geomean(xs: list[float]) -> float | None:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summarize(ms: list[Measurement]) -> list[Ratio]:
+    ok = [m for m in ms if m.error is None and m.skipped is None]
+    out = []
+    for op in dict.fromkeys(m.op for m in ok):
+        for metric in ("device_us", "host_us"):
+            by_shape: dict[str, dict[str, Measurement]] = {}
+            for m in ok:
+                if m.op == op and getattr(m, metric) is not None:
+                    by_shape.setdefault(m.shape, {})[m.impl] = m
+            pairs = (
+                ("kernelgen_ops", "best_peer"),
+                ("kernelgen_ops", "eager"),
+                ("kernelgen_ops[kernel]", "best_peer"),
+                ("routed", "eager"),
+            )
+            for impl, against in pairs:
+                ratios: list[tuple[str, float, bool]] = []
+                for shape, got in by_shape.items():
+                    if impl not in got:
+                        continue
+                    if against == "best_peer":
+                        base = [got[p] for p in PEERS if p in got]
+                    else:
+                        base = [got[against]] if against in got else []
+                    if not base:
+                        continue
+                    best = min(getattr(b, metric) for b in base)
+                    if best > 0:
+                        mine = got[impl]
+                        ratios.append((shape, getattr(mine, metric) / best, mine.decode))
+                if not ratios:
+                    continue
+                worst = max(ratios, key=lambda r: r[1])
+                decode = [r for _, r, d in ratios if d]
+                out.append(
+                    Ratio(
+                        op=op,
+                        metric=metric,  # type: ignore[arg-type]
+                        against=against,
+                        impl=impl,
+                        shapes=len(ratios),
+                        geomean=round(_geomean([r for _, r, _ in ratios]) or 0, 4),
+                        worst=round(worst[1], 4),
+                        worst_shape=worst[0],
+                        decode_geomean=round(_geomean(decode), 4) if decode else None,
+                    )
+                )
+    return out
+
+
+def host_targets(ms: list[Measurement]) -> list[HostTarget]:
+    ok = [m for m in ms if m.decode and m.error is None and m.host_us is not None]
+    eager = {(m.op, m.shape): m.host_us for m in ok if m.impl == "eager"}
+    out = []
+    for op in dict.fromkeys(m.op for m in ok):
+        for impl in ("kernelgen_ops", "kernelgen_ops[kernel]", "routed"):
+            excess = [
+                (m.host_us - eager[(op, m.shape)], m.shape)
+                for m in ok
+                if m.op == op and m.impl == impl and (op, m.shape) in eager
+            ]
+            if not excess:
+                continue
+            worst = max(excess)
+            out.append(
+                HostTarget(
+                    op=op,
+                    impl=impl,
+                    decode_shapes=len(excess),
+                    worst_excess_us=round(worst[0], 2),
+                    worst_shape=worst[1],
+                    met=worst[0] <= TARGET_US,
+                )
+            )
+    return out
+
+
+# ---------------------------------------------------------------- running the workers
+
+
+def _save(record: LibraryBench, out: Path) -> None:
+    record.summary = summarize(record.measurements)
+    record.host_target = host_targets(record.measurements)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(record.model_dump_json(indent=2) + "\n")
+    tmp.replace(out)
+
+
+def _take(line: str, record: LibraryBench) -> None:
+    """One line of a worker: a figure, an availability, the environment; other lines (a peer's
+    own prints) are passed on to stderr."""
+    try:
+        item = json.loads(line)
+        kind = item.pop("kind")
+    except (ValueError, AttributeError, KeyError):
+        print(line.rstrip(), file=sys.stderr)
+        return
+    if kind == "measurement":
+        m = Measurement.model_validate(item)
+        record.measurements.append(m)
+        figure = m.error or m.skipped or f"{m.device_us} us device, {m.host_us} us host"
+        print(f"{m.op} {m.shape} {m.impl}: {figure}", file=sys.stderr, flush=True)
+    elif kind == "availability":
+        record.availability.append(Availability.model_validate(item))
+    elif kind == "environment":
+        record.lean_launches = item.pop("lean_launches", None)
+        record.environment = item
+
+
+def run_worker(
+    group: str, args: argparse.Namespace, timeout: float, record: LibraryBench, out: Path
+):
+    worker = next(w for w in record.workers if w.group == group)
+    worker.state = "running"
+    _save(record, out)
+    cmd = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_library_worker.py"),
+        group,
+        "--forced-max-cols",
+        str(args.forced_max_cols),
+        *args.ops,
+    ]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, cwd=ROOT, bufsize=1)
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(max(timeout, 1.0), stop)
+    timer.start()
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            _take(line, record)
+            _save(record, out)
+        proc.wait()
+    finally:
+        timer.cancel()
+    worker.seconds = round(time.monotonic() - start, 1)
+    worker.returncode = proc.returncode
+    if timed_out.is_set():
+        worker.state, worker.note = "timed_out", f"stopped after its {timeout:.0f} s share"
+    else:
+        worker.state = "finished" if proc.returncode == 0 else "failed"
+    _save(record, out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the JSON record to write")
+    parser.add_argument("--ops", nargs="+", default=["softmax", "rms_norm", "silu_and_mul"])
+    parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS))
+    parser.add_argument("--budget-s", type=float, default=230.0)
+    parser.add_argument("--forced-max-cols", type=int, default=65536)
+    args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    record = LibraryBench(
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        command="python scripts/bench_library.py " + " ".join(sys.argv[1:]),
+        budget_s=args.budget_s,
+        workers=[Worker(group=g) for g in args.groups],
+    )
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    deadline = time.monotonic() + args.budget_s
+    share_total = sum(SHARES[g] for g in args.groups)
+    for i, group in enumerate(args.groups):
+        left = deadline - time.monotonic()
+        later = sum(SHARES[g] for g in args.groups[i + 1 :])
+        # This worker's share, plus whatever the earlier ones left unused.
+        timeout = left - args.budget_s * later / share_total
+        run_worker(group, args, timeout, record, args.out)
+    record.complete = all(w.state == "finished" for w in record.workers)
+    _save(record, args.out)
+    print(f"record: {args.out}", file=sys.stderr)
+    for r in record.summary:
+        print(
+            f"{r.op:13s} {r.metric:9s} {r.impl:22s} vs {r.against:9s} geomean {r.geomean}  "
+            f"worst {r.worst} ({r.worst_shape})  decode {r.decode_geomean}  [{r.shapes} shapes]"
+        )
+    for t in record.host_target:
+        print(
+            f"{t.op:13s} decode host time, {t.impl} - eager: worst {t.worst_excess_us} us "
+            f"({t.worst_shape}), target <= {TARGET_US} us: {'met' if t.met else 'NOT met'}"
+        )
+    return 0 if record.complete else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,342 @@
+"""One worker of scripts/bench_library.py: one group of implementations, every shape, one JSON
+line per figure on stdout (anything else on stdout is passed on as a message).
+
+    python scripts/bench_library_worker.py GROUP [--forced-max-cols N] OP...
+
+GROUP kernelgen: kernelgen_ops.<op> (measured dispatch, and forced onto the kernel), torch eager,
+torch.compile of eager, torch.<op> under kernelgen_ops.use(). GROUP liger / flaggems: that library
+alone (eager runs too, as the reference its outputs are checked against, untimed).
+
+Timing follows kernelgen's protocol (kernelgen/bench/timing.py): per implementation and shape, a
+short graph probe sets the calls per replay, then GRAPH_REPLAYS replays of one CUDA graph, L2
+flushed before each, inputs rotated over a pool of copies so no call reads what an earlier call
+of the replay left in L2; the median replay over its calls is the device time. Host time: the
+median of three runs of back-to-back calls (wall / calls, one synchronize at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.metadata
+import json
+import statistics
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import torch  # noqa: E402
+
+from kernelgen.bench import timing  # noqa: E402
+from kernelgen.inputs import make_inputs  # noqa: E402
+from kernelgen.spec import BenchShape, OpSpec, load_spec  # noqa: E402
+
+DTYPE = "bfloat16"
+DECODE_ROWS = (1, 16, 64)
+SEED = 20261201
+HOST_RUNS = 3
+ROUTABLE = ("softmax", "rms_norm")
+
+
+def emit(kind: str, **fields: Any) -> None:
+    print(json.dumps({"kind": kind, **fields}), flush=True)
+
+
+@dataclass
+class Impl:
+    """One implementation of one operator: `fn` takes the operator's arguments; `context` is
+    entered around every use of it (a dispatch mode, routing)."""
+
+    name: str
+    fn: Callable[..., Any] | None
+    api: str | None = None
+    error: str | None = None
+    context: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
+    path: Callable[..., str | None] = field(default=lambda *args: None)
+
+
+# ---------------------------------------------------------------- shapes and inputs
+
+
+def shapes(spec: OpSpec) -> list[tuple[BenchShape, bool]]:
+    """(shape, is decode): decode shapes first (they are the point of issue [H]), then the spec's
+    benchmark shapes. Decode shapes: DECODE_ROWS rows at each width the spec benchmarks with 64
+    rows or fewer, those the spec lacks."""
+    bench = list(spec.data.bench)
+    out: list[tuple[BenchShape, bool]] = []
+    width = [d for d in spec.data.bucket if d != "rows"]
+    if "rows" in spec.data.bucket and len(width) == 1:
+        seen = {tuple(sorted(b.dims.items())) for b in bench}
+        widths = sorted({b.dims[width[0]] for b in bench if b.dims.get("rows", 65) <= 64})
+        for cols in widths:
+            for rows in DECODE_ROWS:
+                dims = {"rows": rows, width[0]: cols}
+                if tuple(sorted(dims.items())) not in seen:
+                    out.append((BenchShape(name=f"{rows}x{cols}", dims=dims, dtype=DTYPE), True))
+    return out + [(b.model_copy(update={"dtype": DTYPE}), False) for b in bench]
+
+
+def _width(shape: BenchShape) -> int:
+    return max(v for k, v in shape.dims.items() if k != "rows")
+
+
+# ---------------------------------------------------------------- implementations
+
+
+@contextlib.contextmanager
+def _dispatch(mode: str) -> Iterator[None]:
+    import kernelgen_ops
+
+    before = kernelgen_ops.dispatch_mode()
+    kernelgen_ops.set_dispatch(mode)
+    try:
+        yield
+    finally:
+        kernelgen_ops.set_dispatch(before)
+
+
+def kernelgen_impls(op: str, spec: OpSpec) -> list[Impl]:
+    import kernelgen_ops
+    from kernelgen_ops import _contracts, _runtime
+
+    dims = getattr(_contracts, f"dims_{op}")
+
+    def path(*args: Any) -> str:
+        return "torch" if _runtime.use_torch(op, dims(*args), routed=False) else "kernel"
+
+    public = getattr(kernelgen_ops, op)
+    impls = [
+        Impl("kernelgen_ops", public, api=f"kernelgen_ops.{op}", path=path),
+        Impl(
+            "kernelgen_ops[kernel]",
+            public,
+            api=f'kernelgen_ops.{op} under set_dispatch("kernel")',
+            context=lambda: _dispatch("kernel"),
+            path=path,
+        ),
+        Impl("eager", spec.eager, api=f"references/{op}.py:{spec.eager.__name__}"),
+        Impl("compile", torch.compile(spec.eager), api="torch.compile(eager), default mode"),
+    ]
+    if op in ROUTABLE:
+        impls.append(
+            Impl(
+                "routed",
+                spec.eager,
+                api=f"eager under kernelgen_ops.use(include=['{op}'])",
+                context=lambda: kernelgen_ops.use(include=[op]),
+            )
+        )
+    return impls
+
+
+def _halves(fn: Callable[[Any, Any], Any]) -> Callable[[Any], Any]:
+    """A [gate | up] peer taking two tensors, called the way silu_and_mul(x) is."""
+
+    def call(x: Any) -> Any:
+        d = x.shape[-1] // 2
+        return fn(x[..., :d], x[..., d:])
+
+    return call
+
+
+def _liger_candidates(op: str) -> list[tuple[str, Callable[[], Callable[..., Any]]]]:
+    def softmax() -> Callable[..., Any]:
+        from liger_kernel.ops.softmax import LigerSoftmaxFunction
+
+        return LigerSoftmaxFunction.apply
+
+    def rms_norm() -> Callable[..., Any]:
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+
+        return lambda x, w, eps: LigerRMSNormFunction.apply(x, w, eps)
+
+    def silu_and_mul() -> Callable[..., Any]:
+        from liger_kernel.ops.swiglu import LigerSiLUMulFunction
+
+        return _halves(LigerSiLUMulFunction.apply)
+
+    return {
+        "softmax": [("liger_kernel.ops.softmax.LigerSoftmaxFunction.apply(x)", softmax)],
+        "rms_norm": [("liger_kernel.ops.rms_norm.LigerRMSNormFunction.apply(x, w, eps)", rms_norm)],
+        "silu_and_mul": [
+            ("liger_kernel.ops.swiglu.LigerSiLUMulFunction.apply(gate, up)", silu_and_mul)
+        ],
+    }.get(op, [])
+
+
+def _flaggems_candidates(op: str) -> list[tuple[str, Callable[[], Callable[..., Any]]]]:
+    import flag_gems
+
+    def use_gems(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            with flag_gems.use_gems():
+                return fn(*args)
+
+        return call
+
+    eager = load_spec(op).eager
+    return {
+        "softmax": [
+            ("flag_gems.softmax(x, -1)", lambda: lambda x: flag_gems.softmax(x, -1)),
+            ("flag_gems.ops.softmax(x, -1)", lambda: lambda x: flag_gems.ops.softmax(x, -1)),
+            ("torch.softmax under flag_gems.use_gems()", lambda: use_gems(eager)),
+        ],
+        "rms_norm": [
+            (
+                "flag_gems.rms_norm(x, [cols], w, eps)",
+                lambda: lambda x, w, eps: flag_gems.rms_norm(x, [x.shape[-1]], w, eps),
+            ),
+            ("F.rms_norm under flag_gems.use_gems()", lambda: use_gems(eager)),
+        ],
+        "silu_and_mul": [
+            ("flag_gems.silu_and_mul(gate, up)", lambda: _halves(flag_gems.silu_and_mul)),
+        ],
+    }.get(op, [])
+
+
+def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
+    """The first of the peer's candidate APIs that runs and agrees with eager on `args`."""
+    candidates = _liger_candidates(op) if group == "liger" else _flaggems_candidates(op)
+    if not candidates:
+        return Impl(group, None, error=f"{group} has no {op}")
+    reasons = []
+    for api, make in candidates:
+        try:
+            fn = make()
+            problem = disagreement(fn(*args), ref)
+        except Exception as e:  # a peer's failure is a figure, not the end of the run
+            problem = timing.describe_error(e)
+        if problem is None:
+            return Impl(group, fn, api=api)
+        reasons.append(f"{api}: {problem}")
+    return Impl(group, None, error="; ".join(reasons))
+
+
+def disagreement(out: Any, ref: torch.Tensor) -> str | None:
+    """None when `out` is what eager computed, up to bf16 rounding; else what differs."""
+    if not isinstance(out, torch.Tensor):
+        return f"returned {type(out).__name__}, not a tensor"
+    if out.shape != ref.shape or out.dtype != ref.dtype:
+        return f"returned {tuple(out.shape)} {out.dtype}, eager {tuple(ref.shape)} {ref.dtype}"
+    diff = (out.float() - ref.float()).abs()
+    bad = diff > 2e-2 + 2e-2 * ref.float().abs()
+    if bad.any():
+        return f"disagrees with eager: {int(bad.sum())} values off, max abs diff {diff.max():.3g}"
+    return None
+
+
+# ---------------------------------------------------------------- timing
+
+
+def measure(impl: Impl, args: list[Any], ref: Any) -> dict[str, Any]:
+    """Device and host time of one implementation on one input set."""
+    if impl.fn is None:
+        return {"error": impl.error}
+    fn = impl.fn
+    with impl.context():
+        try:
+            problem = disagreement(fn(*args), ref)  # the first call compiles
+        except Exception as e:
+            return {"error": timing.describe_error(e)}
+        if problem:
+            return {"error": problem, "api": impl.api}
+        out: dict[str, Any] = {"api": impl.api, "path": impl.path(*args)}
+        call = timing.rotating(fn, timing.graph_pool([args]))
+        try:
+            probe = timing.GraphTimer(call, timing.GRAPH_PROBE_CALLS)
+            try:
+                per_call = probe.time_us(timing.GRAPH_PROBE_REPLAYS)
+            finally:
+                probe.close()
+            n = timing.graph_calls(per_call)
+            graph = timing.GraphTimer(call, n)
+            try:
+                out |= {"device_us": graph.time_us(), "method": "graph", "calls_per_replay": n}
+            finally:
+                graph.close()
+        except Exception:  # not capturable (a sync, a host read): do_bench, as the protocol does
+            out |= {"device_us": timing.bench_us(call), "method": "do_bench"}
+        calls = timing.host_calls(out["device_us"])
+        hosts = [timing.host_us(call, calls) for _ in range(HOST_RUNS)]
+        out["host_us"] = statistics.median(hosts)
+    out["device_us"] = round(out["device_us"], 3)
+    out["host_us"] = round(out["host_us"], 3)
+    return out
+
+
+# ---------------------------------------------------------------- the worker
+
+
+def _available(group: str) -> bool:
+    dist = {"liger": "liger-kernel", "flaggems": "flag-gems"}.get(group)
+    module = {"liger": "liger_kernel", "flaggems": "flag_gems", "kernelgen": "kernelgen_ops"}[group]
+    try:
+        imported = importlib.import_module(module)
+    except Exception as e:  # missing or broken: recorded, the other groups still run
+        emit("availability", impl=group, available=False, reason=timing.describe_error(e))
+        return False
+    try:
+        version = importlib.metadata.version(dist) if dist else None
+    except importlib.metadata.PackageNotFoundError:
+        version = None
+    where = getattr(imported, "__file__", None)
+    emit("availability", impl=group, available=True, version=version, reason=f"from {where}")
+    return True
+
+
+def _environment() -> None:
+    from kernelgen_ops import _launch
+
+    from kernelgen.env import environment
+
+    env = environment("cuda").model_dump()
+    emit("environment", **env, lean_launches=_launch.ACTIVE)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("group", choices=("kernelgen", "liger", "flaggems"))
+    parser.add_argument("ops", nargs="+")
+    parser.add_argument("--forced-max-cols", type=int, default=65536)
+    a = parser.parse_args()
+    if a.group == "kernelgen":
+        _environment()
+    if not _available(a.group):
+        return 0  # recorded as not available
+    with torch.inference_mode():
+        for op in a.ops:
+            spec = load_spec(op)
+            impls = kernelgen_impls(op, spec) if a.group == "kernelgen" else None
+            for shape, decode in shapes(spec):
+                args = make_inputs(spec, shape, DTYPE, "normal", SEED, "cuda")
+                ref = spec.eager(*args)
+                if impls is None:  # a peer: its API is chosen on the first shape
+                    impls = [peer_impl(a.group, op, args, ref)]
+                for impl in impls:
+                    head = {
+                        "op": op,
+                        "shape": shape.name,
+                        "dims": shape.dims,
+                        "dtype": DTYPE,
+                        "decode": decode,
+                        "impl": impl.name,
+                    }
+                    forced = impl.name == "kernelgen_ops[kernel]"
+                    if forced and _width(shape) > a.forced_max_cols:
+                        skipped = f"wider than --forced-max-cols {a.forced_max_cols}"
+                        emit("measurement", **head, skipped=skipped)
+                        continue
+                    emit("measurement", **head, **measure(impl, args, ref))
+                del args, ref
+                torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

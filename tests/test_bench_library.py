@@ -1,0 +1,96 @@
+"""scripts/bench_library.py without a GPU: which shapes it times, and how its summary compares
+kernelgen_ops with the best peer."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelgen.spec import load_spec
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return _script("bench_library")
+
+
+@pytest.fixture(scope="module")
+def worker():
+    return _script("bench_library_worker")
+
+
+def test_decode_shapes_come_first_then_the_specs(worker) -> None:
+    spec = load_spec("rms_norm")
+    shapes = worker.shapes(spec)
+    names = [s.name for s, _ in shapes]
+    decode = [s.name for s, d in shapes if d]
+    # 1, 16 and 64 rows at the widths the spec benchmarks with few rows (4096 and 7168), without
+    # the spec's own 1x4096 and 64x7168; then every benchmark shape of the spec, in its order.
+    assert decode == ["16x4096", "64x4096", "1x7168", "16x7168"]
+    assert names[len(decode) :] == [b.name for b in spec.data.bench]
+    assert all(s.dtype == "bfloat16" for s, _ in shapes)
+    d = [s for s, _ in worker.shapes(load_spec("silu_and_mul"))]
+    assert {"rows": 16, "d": 14336} in [s.dims for s in d]
+
+
+def _m(bench, shape: str, impl: str, device: float, host: float, decode: bool = False):
+    return bench.Measurement(
+        op="softmax",
+        shape=shape,
+        dims={"rows": 1, "cols": 1},
+        dtype="bfloat16",
+        decode=decode,
+        impl=impl,
+        device_us=device,
+        host_us=host,
+    )
+
+
+def test_the_summary_takes_the_best_peer_per_shape(bench) -> None:
+    ms = [
+        _m(bench, "a", "kernelgen_ops", 10, 20, decode=True),
+        _m(bench, "a", "eager", 20, 10, decode=True),
+        _m(bench, "a", "compile", 40, 40, decode=True),
+        _m(bench, "b", "kernelgen_ops", 30, 30),
+        _m(bench, "b", "eager", 60, 60),
+        _m(bench, "b", "liger", 10, 15),
+        _m(bench, "b", "flaggems", 0, 0).model_copy(update={"error": "raised"}),
+        _m(bench, "c", "eager", 1, 1),  # no kernelgen_ops figure: not in the ratios
+    ]
+    got = {(r.metric, r.impl, r.against): r for r in bench.summarize(ms)}
+    device = got[("device_us", "kernelgen_ops", "best_peer")]
+    assert device.shapes == 2
+    assert device.geomean == pytest.approx((10 / 20 * 30 / 10) ** 0.5, abs=1e-4)
+    assert (device.worst, device.worst_shape) == (3.0, "b")  # liger wins b; flaggems raised
+    assert device.decode_geomean == 0.5
+    host = got[("host_us", "kernelgen_ops", "best_peer")]
+    assert (host.worst, host.worst_shape) == (2.0, "a")  # eager's host time beats ours on a
+    assert got[("host_us", "kernelgen_ops", "eager")].geomean == pytest.approx((2 * 0.5) ** 0.5)
+    assert ("device_us", "routed", "eager") not in got  # no routed figures
+
+
+def test_the_host_target_is_eagers_host_time_plus_two_us(bench) -> None:
+    ms = [
+        _m(bench, "1x4096", "kernelgen_ops", 3, 9.5, decode=True),
+        _m(bench, "1x4096", "eager", 3, 8.0, decode=True),
+        _m(bench, "16x4096", "kernelgen_ops", 3, 12.5, decode=True),
+        _m(bench, "16x4096", "eager", 3, 10.0, decode=True),
+        _m(bench, "4096x4096", "kernelgen_ops", 30, 90.0),  # not a decode shape
+        _m(bench, "4096x4096", "eager", 30, 30.0),
+    ]
+    (target,) = bench.host_targets(ms)
+    assert (target.impl, target.decode_shapes) == ("kernelgen_ops", 2)
+    assert (target.worst_excess_us, target.worst_shape, target.met) == (2.5, "16x4096", False)
+    ms[2] = _m(bench, "16x4096", "kernelgen_ops", 3, 11.0, decode=True)
+    assert bench.host_targets(ms)[0].met
