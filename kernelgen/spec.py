@@ -5,7 +5,8 @@ A reference module holds
 - ``SPEC``, a plain dict validated here into :class:`SpecData` (inputs, sizes, dtypes, value
   distributions, benchmark shapes, tolerances);
 - ``cost(dims, itemsize) -> {"bytes": int, "flops": int}``: the bytes that must move and the flops
-  that must be done for one call, so every timing can be put against the device's limits;
+  that must be done for one call, so every timing can be put against the device's limits
+  (itemsize is the case dtype's; an input with a dtype of its own counts its own bytes);
 - optionally ``make_inputs(case, generator) -> list`` and ``compare(out, ref, case) -> str | None``
   for operators whose inputs have invariants or whose outputs are judged by their own rule;
 - optionally ``eager(...)``: the operator as a torch user calls it (a fused torch kernel, say),
@@ -14,7 +15,9 @@ A reference module holds
   ``eager``.
 
 Correctness cases are the product sizes x dtypes x distributions (a size may narrow the dtypes or
-distributions it runs with). Each case says whether the CPU interpreter can run it faithfully.
+distributions it runs with). A tensor input takes the case dtype unless it names its own
+(``"dtype": "float32"``: router weights kept in fp32 whatever the activations are). Each case says
+whether the CPU interpreter can run it faithfully (no bf16 input, the case's or a fixed one).
 """
 
 from __future__ import annotations
@@ -201,11 +204,17 @@ class Case(_Strict):
     size: Size
     dtype: DType
     dist: Dist
+    fixed_dtypes: tuple[DType, ...] = Field(
+        (), description="float dtypes of the inputs that keep their own (not the case's)"
+    )
 
     @property
     def interpreter(self) -> bool:
-        """Whether Triton's CPU interpreter can run this case faithfully."""
-        return self.size.interpreter and self.dtype in INTERPRETER_DTYPES
+        """Whether Triton's CPU interpreter can run this case faithfully: every float input in
+        a dtype it computes right, the case's and any an input fixes for itself."""
+        return self.size.interpreter and all(
+            d in INTERPRETER_DTYPES for d in (self.dtype, *self.fixed_dtypes)
+        )
 
     @property
     def dims(self) -> dict[str, int]:
@@ -237,12 +246,27 @@ class OpSpec:
 
     @cached_property
     def cases(self) -> list[Case]:
+        # An input with a dtype of its own (router_gemm's fp32 weights) keeps it in every case;
+        # the case dtype drives the others.
+        fixed = sorted(
+            {
+                i.dtype
+                for i in self.data.inputs
+                if isinstance(i, TensorInput) and i.dtype in DEFAULT_TOLERANCES
+            }
+        )
         out = []
         for size in self.data.sizes:
             for dtype in size.dtypes or self.data.dtypes:
                 for dist in size.dists or self.data.dists:
                     out.append(
-                        Case(name=f"{size.name}/{dtype}/{dist}", size=size, dtype=dtype, dist=dist)
+                        Case(
+                            name=f"{size.name}/{dtype}/{dist}",
+                            size=size,
+                            dtype=dtype,
+                            dist=dist,
+                            fixed_dtypes=tuple(fixed),
+                        )
                     )
         return out
 

@@ -173,3 +173,77 @@ def test_cost_is_validated(project: Path) -> None:
     _write(project, GOOD.replace('{"bytes": 1, "flops": 1}', '{"bytes": -1}'))
     with pytest.raises(SpecError, match=r"cost\("):
         load_spec("bad").cost({"rows": 2, "cols": 3}, "float32")
+
+
+FIXED = (
+    GOOD.replace("def bad(x):", "def bad(x, w):")
+    .replace(
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}]',
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}, '
+        '{"name": "w", "shape": ["cols"], "dtype": "WDTYPE"}]',
+    )
+    .replace('"dtypes": ["float32"]', '"dtypes": ["float16", "bfloat16"]')
+)
+
+
+@pytest.mark.parametrize(("wdtype", "cpu"), [("float32", True), ("bfloat16", False)])
+def test_fixed_dtype_input_keeps_its_dtype(project: Path, wdtype: str, cpu: bool) -> None:
+    """The case dtype drives x; w keeps its own, and a bf16 one keeps the case off the CPU."""
+    from kernelgen.inputs import case_inputs
+
+    _write(project, FIXED.replace("WDTYPE", wdtype))
+    spec = load_spec("bad")
+    for case in spec.cases:
+        x, w = case_inputs(spec, case, seed=0, device="cpu")
+        assert str(x.dtype) == f"torch.{case.dtype}" and str(w.dtype) == f"torch.{wdtype}"
+        assert case.interpreter == (cpu and case.dtype != "bfloat16"), case.name
+
+
+def test_router_gemm_spec() -> None:
+    spec = load_spec("router_gemm")
+    assert {c.dtype for c in spec.cases} == {"float16", "bfloat16"}
+    assert all(c.fixed_dtypes == ("float32",) for c in spec.cases)
+    cpu = [c for c in spec.cases if c.interpreter]
+    assert cpu and all(c.dtype == "float16" for c in cpu)
+    # top-8 is a choice on every case, and the CPU cases are small (interpreter time).
+    assert all(c.dims["N"] > 8 for c in spec.cases)
+    assert all(c.dims["M"] * c.dims["N"] * c.dims["K"] < 2_000_000 for c in cpu)
+    assert any(c.dims["K"] % 16 for c in cpu) and any(c.size.layout == "transposed" for c in cpu)
+    assert {(c.dims["N"], c.dims["K"]) for c in spec.cases if not c.size.interpreter} >= {
+        (256, 7168),
+        (192, 4096),
+    }
+    cost = spec.cost({"M": 2, "N": 3, "K": 5}, "bfloat16")
+    assert (cost.bytes, cost.flops) == (2 * 5 * 2 + 3 * 5 * 4 + 2 * 3 * 4, 2 * 2 * 3 * 5)
+
+
+def test_router_gemm_compare_rule() -> None:
+    """Max-abs within the bound, and the top-8 set where float64's 8th and 9th scores are more
+    than the bound apart."""
+    import torch
+
+    spec = load_spec("router_gemm")
+    assert spec.compare is not None
+    case = next(c for c in spec.cases if c.size.name == "odd")
+    limit = spec.module.bound(case.dims["K"])
+    ref = torch.arange(16, dtype=torch.float64).flip(0).repeat(3, 1) * limit  # 15b, 14b, ... 0
+    ref[1, 8] = ref[1, 7] - 0.5 * limit  # row 1: 8th and 9th within the bound: either pick
+    ref[2, 8] = ref[2, 7] - 1.5 * limit  # row 2: apart by more than the bound: decided
+    assert spec.compare(ref.float(), ref, case) is None
+    swapped = ref.clone()
+    for row in (1, 2):  # each score moved by under the bound, the 8th and 9th trade places
+        swapped[row, 7] -= 0.8 * limit
+        swapped[row, 8] += 0.8 * limit
+    swapped[1, 8] = swapped[1, 7] + 1e-3 * limit
+    only_undecided = ref.clone()
+    only_undecided[1] = swapped[1]
+    assert spec.compare(only_undecided, ref, case) is None
+    msg = spec.compare(swapped, ref, case)
+    assert msg and msg.startswith("token 2: top-8 experts") and "1 of 3 tokens" in msg
+    far = ref.clone()
+    far[0, 3] += 1.01 * limit
+    msg = spec.compare(far, ref, case)
+    assert msg and "at [0, 3]" in msg and "sqrt(K)" in msg
+    nan = ref.clone()
+    nan[2, 5] = float("nan")
+    assert "at [2, 5]" in (spec.compare(nan, ref, case) or "")

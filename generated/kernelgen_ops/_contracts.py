@@ -141,3 +141,39 @@ def dims_silu_and_mul(x: torch.Tensor) -> tuple[int, ...]:
 def torch_silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     d = x.shape[-1] // 2
     return F.silu(x[..., :d]) * x[..., d:]
+
+
+# router_gemm was verified with 16-bit activations and fp32 weights only: an fp32 x, or a bf16
+# copy of the weights, would run it outside what was checked.
+_ROUTER_X = frozenset({torch.float16, torch.bfloat16})
+
+
+def check_router_gemm(x: torch.Tensor, w: torch.Tensor) -> None:
+    _check_tensor("router_gemm", "x", x)
+    _check_tensor("router_gemm", "w", w)
+    if x.dtype not in _ROUTER_X or w.dtype != torch.float32:
+        raise TypeError(
+            f"kernelgen_ops.router_gemm: x is {x.dtype}, w {w.dtype}; the kernel is verified "
+            "for bfloat16 or float16 x and float32 w"
+        )
+    if x.dim() != 2 or w.dim() != 2 or x.shape[1] != w.shape[1] or x.shape[1] == 0:
+        raise ValueError(
+            f"kernelgen_ops.router_gemm: x {tuple(x.shape)}, w {tuple(w.shape)}; expected "
+            "x (M, K) and w (N, K) with the same K > 0"
+        )
+    if w.device != x.device:
+        raise ValueError(f"kernelgen_ops.router_gemm: w is on {w.device}, x on {x.device}")
+
+
+def fake_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    check_router_gemm(x, w)
+    return x.new_empty((x.shape[0], w.shape[0]), dtype=torch.float32)
+
+
+def dims_router_gemm(x: torch.Tensor, w: torch.Tensor) -> tuple[int, ...]:
+    return (x.shape[0], w.shape[0], x.shape[1])
+
+
+def torch_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    # fp32 GEMM; TF32 only if the user turned it on for all their matmuls.
+    return torch.matmul(x.float(), w.T)

@@ -640,7 +640,7 @@ def _numel(case: Case) -> int:
 def _why_not(case: Case) -> str:
     why = (
         "bf16 arithmetic is wrong in the interpreter"
-        if case.dtype == "bfloat16"
+        if "bfloat16" in (case.dtype, *case.fixed_dtypes)
         else "too large for the interpreter"
     )
     return f"not run on CPU: {why}"

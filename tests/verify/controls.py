@@ -21,7 +21,10 @@ OPS = {
         "torch.rms_norm(x, (x.shape[-1],), weight, eps)",
     ),
     "silu_and_mul": ("x", "(*x.shape[:-1], x.shape[-1] // 2)", "None"),
+    "router_gemm": ("x, w", "(x.shape[0], w.shape[0])", "torch.matmul(x.float(), w.T)"),
 }
+# The output dtype where it is not x's.
+OUT_DTYPE = {"router_gemm": "torch.float32"}
 
 _HEADER = """
 import torch
@@ -47,7 +50,7 @@ def zeros(op: str) -> str:
     _, shape, _ = OPS[op]
     return _launcher(
         op,
-        f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, "x.dtype")}, device=x.device)
     _fill_kernel[(triton.cdiv(max(y.numel(), 1), 1024),)](y, y.numel(), WRITE=True, BLOCK=1024)
     return y
 """,
@@ -58,7 +61,7 @@ def empty_like(op: str) -> str:
     _, shape, _ = OPS[op]
     return _launcher(
         op,
-        f"""    y = torch.empty({shape}, dtype=x.dtype, device=x.device)
+        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, "x.dtype")}, device=x.device)
     _fill_kernel[(1,)](y, 0, WRITE=False, BLOCK=16)
     return y
 """,
@@ -112,6 +115,11 @@ def _seed(op: str) -> str:
 def noisy(op: str) -> str:
     """The reference plus relative noise of 1e-3: the right shape everywhere, wrong values."""
     src = _seed(op)
+    if op == "router_gemm":
+        store = "tl.store(y, acc, "
+        assert store in src
+        noise = "(1.0 + 1e-3 * tl.sin(rn[None, :].to(tl.float32) * 12.9898))"
+        return src.replace(store, f"tl.store(y, acc * {noise}, ")
     store = "tl.store(y_ptr + row * stride_ym + cols, "
     assert store in src
     return src.replace(store, store + "(1.0 + 1e-3 * tl.sin(cols.to(tl.float32) * 12.9898)) * ")
@@ -120,6 +128,12 @@ def noisy(op: str) -> str:
 def lower_precision(op: str) -> str:
     """The seed with its fp32 math done in fp16 (exp stays fp32 where Triton demands it)."""
     src = _seed(op)
+    if op == "router_gemm":
+        # Products of fp16 operands, accumulated in fp32: the 10-bit mantissa of TF32, which the
+        # interpreter cannot show (its fp32 dot is exact fp32 whatever input_precision says).
+        dot = "acc = tl.dot(x, w, acc, "
+        assert dot in src
+        return src.replace(dot, "acc = tl.dot(x.to(tl.float16), w.to(tl.float16), acc, ")
     assert "tl.float32" in src
     src = src.replace("tl.float32", "tl.float16")
     if op == "silu_and_mul":
@@ -132,6 +146,15 @@ def lower_precision(op: str) -> str:
     return src
 
 
+def bf16_weights(op: str) -> str:
+    """The seed with the router weights rounded to bf16 in the kernel before the dot: the
+    shortcut that keeps the shape of an fp32 GEMM and changes which experts win."""
+    src = _seed(op)
+    dot = "        acc = tl.dot(x, w, acc, "
+    assert dot in src
+    return src.replace(dot, "        w = w.to(tl.bfloat16).to(tl.float32)\n" + dot)
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -140,4 +163,9 @@ CONTROLS = {
     "hidden_fallback": (hidden_fallback, {"provenance", "static"}),
     "noisy": (noisy, {"incorrect", "precision"}),
     "lower_precision": (lower_precision, {"incorrect", "precision"}),
+}
+
+# Controls of one operator: (builder, categories, a phrase the reason must hold).
+OP_CONTROLS = {
+    ("router_gemm", "bf16_weights"): (bf16_weights, {"incorrect"}, "sqrt(K)"),
 }

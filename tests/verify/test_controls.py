@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from controls import CONTROLS, OPS, ROOT  # noqa: E402
+from controls import CONTROLS, OP_CONTROLS, OPS, ROOT  # noqa: E402
 
 from kernelgen.verify import verify_candidate  # noqa: E402
 
@@ -39,6 +39,18 @@ def test_control_rejected(op: str, control: str, tmp_path: Path) -> None:
     assert v.reason
 
 
+@pytest.mark.parametrize(("op", "control"), sorted(OP_CONTROLS))
+def test_op_control_rejected(op: str, control: str, tmp_path: Path) -> None:
+    """Shortcuts particular to one operator, rejected for the reason named."""
+    build, categories, phrase = OP_CONTROLS[(op, control)]
+    path = tmp_path / f"{control}.py"
+    path.write_text(build(op))
+    v = verify_candidate(op, path, device="cpu", seed=2)
+    assert not v.accepted
+    assert v.category in categories, f"{v.category}: {v.reason}"
+    assert phrase in (v.reason or ""), v.reason
+
+
 HONEST = {
     "softmax": "softmax_online.py",
     "rms_norm": "rms_norm_contiguous.py",
@@ -46,7 +58,11 @@ HONEST = {
 }
 
 
-HONEST_EXTRA = [("softmax", "softmax_autotuned_persistent.py")]
+HONEST_EXTRA = [
+    ("softmax", "softmax_autotuned_persistent.py"),
+    # A program per token and a summation order unlike the seed's: ~35 s in the interpreter.
+    pytest.param("router_gemm", "router_gemm_gemv.py", marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize(("op", "name"), sorted(HONEST.items()) + HONEST_EXTRA)

@@ -1,0 +1,157 @@
+"""router_gemm(x, w): MoE router scores, x @ w.T with x (M, K) in 16 bits and w (N, K) in fp32,
+returned in fp32 (M, N).
+
+The router weights stay fp32 on purpose: top-k over the scores picks each token's experts, and a
+small change in a score changes the pick. A kernel must therefore keep w's fp32 precision (no bf16
+copy of w, no TF32 dot) and accumulate in fp32.
+
+Memory traffic: x once (M*K*itemsize), w once (N*K*4), the scores once (M*N*4); 2*M*N*K flops.
+At decode sizes (M of 1 to a few hundred) reading w dominates: the kernel is memory-bound.
+"""
+
+import math
+
+import torch
+
+TOP_K = 8
+
+# The bound on |score - float64 score|, relative to the scale of a score: with x and w drawn
+# N(0, 1) or U(-1, 1) (SPEC below), a score is a sum of K unit-sized products, of size ~sqrt(K), so
+# rounding errors scale with sqrt(K) too. Measured on CPU (max |err| / sqrt(K) over all scores,
+# x bf16 N(0, 1), w fp32 N(0, 1); uniform x gives about half):
+#   M=4096 N=256 K=7168: fp32 GEMM 1.9e-6, fp32 in 32-wide K blocks (a Triton loop) 3.2e-6;
+#                        w cast to bf16 8.4e-3; w in TF32 (rounded) 1.0e-3, (truncated) 2.0e-3
+#   M=256 N=256 K=7168:  fp32 one product at a time (the worst order) 1.3e-5
+#   M=4096 N=192 K=4096: fp32 blocked 2.9e-6; bf16 w 8.1e-3; TF32 1.1e-3
+#   M=37 N=64 K=300 / M=16 N=9 K=64 (the CPU cases, uniform x): bf16 w >= 2.7e-3, TF32 >= 4e-4
+# (HPC-Ops reports the same picture at K=7168: 1.77e-3 max abs for fp32, 6.46e-2 for TF32.)
+# 1e-4 * sqrt(K) (8.5e-3 at K=7168) passes fp32 accumulation in the worst order 8x over and a
+# blocked one 30x over, and fails TF32 by 4x or more and a bf16 copy of w by 25x or more.
+BOUND_PER_SQRT_K = 1e-4
+
+
+def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    # At least fp32; float64 when the harness evaluates the ground truth on upcast inputs.
+    acc = torch.promote_types(torch.promote_types(x.dtype, w.dtype), torch.float32)
+    return x.to(acc) @ w.to(acc).T
+
+
+def eager(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """The peer for speed: fp32 cuBLAS on the upcast activations, as MoE models call their gate.
+    TF32 stays off (torch.backends.cuda.matmul.allow_tf32 is False unless a user turns it on):
+    TF32 would fail the bound above."""
+    return torch.matmul(x.float(), w.T)
+
+
+def bound(k: int) -> float:
+    return BOUND_PER_SQRT_K * math.sqrt(k)
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, case) -> str | None:
+    """Scores within bound(K) of float64 everywhere, and each token's top-8 experts those of
+    float64 wherever float64's 8th and 9th scores are more than bound(K) apart (closer than that,
+    either pick is within the rounding of an honest fp32 kernel). None when both hold."""
+    limit = bound(case.dims["K"])
+    err = torch.nan_to_num((out.double() - ref).abs(), nan=math.inf)
+    if err.numel() == 0:
+        return None
+    worst = float(err.max())
+    if worst > limit:
+        m, n = (int(i) for i in (err == worst).nonzero()[0])
+        off = int((err > limit).sum())
+        return (
+            f"score {float(out[m, n]):.8g} at [{m}, {n}], float64 {float(ref[m, n]):.8g} "
+            f"(|err| {worst:.3g} > bound {limit:.3g} = {BOUND_PER_SQRT_K:g}*sqrt(K)); "
+            f"{off} of {err.numel()} scores off"
+        )
+    n_experts = ref.shape[-1]
+    if n_experts <= TOP_K:
+        return None  # every expert is picked
+    top, ids = ref.topk(TOP_K + 1, dim=-1)
+    gap = top[:, TOP_K - 1] - top[:, TOP_K]
+    want = ids[:, :TOP_K].sort(dim=-1).values
+    got = out.topk(TOP_K, dim=-1).indices.sort(dim=-1).values
+    wrong = (gap > limit) & (got != want).any(dim=-1)
+    if bool(wrong.any()):
+        m = int(wrong.nonzero()[0])
+        return (
+            f"token {m}: top-{TOP_K} experts {got[m].tolist()}, float64 picks {want[m].tolist()} "
+            f"(its {TOP_K}th and {TOP_K + 1}th scores are {float(gap[m]):.3g} apart, more than "
+            f"the bound {limit:.3g}); {int(wrong.sum())} of {ref.shape[0]} tokens differ"
+        )
+    return None
+
+
+def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
+    m, n, k = dims["M"], dims["N"], dims["K"]
+    return {"bytes": m * k * itemsize + n * k * 4 + m * n * 4, "flops": 2 * m * n * k}
+
+
+def _gpu(name: str, m: int, n: int, k: int, **extra) -> dict:
+    return {"name": name, "dims": {"M": m, "N": n, "K": k}, "dtypes": ["bfloat16"], **extra}
+
+
+SPEC = {
+    "inputs": [
+        # Hidden states: bf16 in the models (the case dtype). Triton's interpreter computes bf16
+        # wrongly, so the CPU runs the same cases with fp16 x: the same 2-byte load and upcast,
+        # the same cost model; bf16 cases run on the GPU only (as for every operator).
+        {"name": "x", "shape": ["M", "K"]},
+        # The router weight is a parameter: fp32 whatever the case dtype, always contiguous.
+        {
+            "name": "w",
+            "shape": ["N", "K"],
+            "dtype": "float32",
+            "dist": "normal",
+            "layout_varies": False,
+        },
+    ],
+    "dtypes": ["bfloat16", "float16"],
+    "dists": ["normal", "uniform"],
+    "reduction": "K",
+    "bucket": ["M", "N", "K"],
+    "sizes": [
+        # CPU: K not a multiple of 16 or 64, N from 9 (top-8 of 9 is a real choice) to 61.
+        {"name": "one_token", "dims": {"M": 1, "N": 9, "K": 200}, "interpreter": True},
+        {"name": "odd", "dims": {"M": 37, "N": 61, "K": 333}, "interpreter": True},
+        # Multiples of every block size: where a kernel drops its masks.
+        {
+            "name": "pow2",
+            "dims": {"M": 16, "N": 64, "K": 256},
+            "interpreter": True,
+            "dists": ["uniform"],
+        },
+        {
+            "name": "strided",
+            "dims": {"M": 19, "N": 32, "K": 300},
+            "layout": "strided",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        # Column-major x (K-major rows are not a given).
+        {
+            "name": "transposed",
+            "dims": {"M": 23, "N": 16, "K": 130},
+            "layout": "transposed",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        # GPU: the model shapes (DeepSeek-V3 7168 x 256, Qwen3-MoE-like 4096 x 192), decode to
+        # prefill, and one odd shape with tails in every dim.
+        _gpu("decode_7168", 1, 256, 7168),
+        _gpu("batch_7168", 128, 256, 7168),
+        _gpu("prefill_7168", 4096, 256, 7168),
+        _gpu("decode_4096", 1, 192, 4096),
+        _gpu("mid_4096", 208, 192, 4096, dists=["normal"]),
+        _gpu("prefill_4096", 4096, 192, 4096, dists=["normal"]),
+        _gpu("odd_gpu", 1999, 200, 4099, dtypes=["bfloat16", "float16"], dists=["uniform"]),
+        _gpu("strided_gpu", 333, 256, 7168, layout="strided", dists=["normal"]),
+    ],
+    "bench": [
+        *(
+            {"name": f"{m}x192x4096", "dims": {"M": m, "N": 192, "K": 4096}}
+            for m in (1, 16, 48, 96, 208, 512, 1024, 2048, 4096)
+        ),
+        *({"name": f"{m}x256x7168", "dims": {"M": m, "N": 256, "K": 7168}} for m in (1, 128, 4096)),
+    ],
+}
