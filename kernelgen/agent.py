@@ -26,6 +26,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelgen import loop, paths, store
+from kernelgen.bench.profile import ProfileResult
 from kernelgen.errors import NoDeviceError, UsageError
 from kernelgen.optimize import CandidateSummary, maybe_promote
 from kernelgen.propose.base import Context, Proposal
@@ -453,6 +454,67 @@ def promote(run_id: str) -> PromoteResult:
     )
 
 
+def profile(run_id: str, candidate: str | None = None, shape: str | None = None) -> ProfileResult:
+    """Nsight Compute's summary of one candidate's kernels at one bench shape; by default the
+    run's best (else the seed) at its worst shape against the best peer. Stored beside the
+    candidate, where the next context picks it up for that shape."""
+    from kernelgen.bench.profile import profile_file, summarize, worst_shape
+    from kernelgen.spec import seed_path
+
+    run = find_run(run_id)
+    if run.settings.device != "cuda":
+        raise UsageError(
+            f"run {run.id} was judged on {run.settings.device}: profiling needs a CUDA run "
+            "(Nsight Compute measures GPU kernels; start one with --device cuda on a GPU machine)"
+        )
+    records = {r.id: r for r in store.load_candidates(run.op, run.id)}
+    accepted = [i for i, r in records.items() if r.status == "accepted"]
+    known = ", ".join(["seed", *accepted])
+    if candidate is None:
+        candidate = run.best or "seed"
+    if not isinstance(candidate, str) or (candidate != "seed" and candidate not in records):
+        raise UsageError(
+            f"run {run.id}: no candidate {candidate!r}; expected 'seed' or an accepted "
+            f"candidate: {known}"
+        )
+    if candidate != "seed" and records[candidate].status != "accepted":
+        rec = records[candidate]
+        raise UsageError(
+            f"run {run.id}: candidate {candidate} is {rec.status}"
+            + (f" [{rec.category}]" if rec.category else "")
+            + f"; only verified kernels are profiled, expected one of: {known}"
+        )
+    bench = run.seed_bench if candidate == "seed" else records[candidate].bench
+    spec = load_spec(run.op)
+    names = [b.name for b in spec.data.bench]
+    if shape is None:
+        shape = worst_shape(bench) or names[0]
+    if shape not in names:
+        raise UsageError(f"{run.op}: no bench shape {shape!r}; expected one of: {', '.join(names)}")
+    _device("cuda")
+    source = (
+        seed_path(run.op)
+        if candidate == "seed"
+        else store.candidate_path(run.op, run.id, candidate)
+    )
+    dtype = next(b.dtype for b in spec.data.bench if b.name == shape)
+    command, kernels, gpu = profile_file(run.op, source, shape, seed=run.settings.seed)
+    result = ProfileResult(
+        op=run.op,
+        run_id=run.id,
+        candidate=candidate,
+        shape=shape,
+        dtype=dtype,
+        gpu=gpu or (bench.environment.gpu if bench else None),
+        command=command,
+        kernels=kernels,
+        summary=summarize(candidate, shape, dtype, kernels),
+    )
+    path = store.profile_path(run.op, run.id, candidate, shape)
+    store.write_atomic(path, result.model_dump_json(indent=2))
+    return result
+
+
 def report(run_id: str) -> ReportPaths:
     """Write the run's report.md and report.html (seed -> best, with the evidence)."""
     from kernelgen.report import render_run
@@ -533,6 +595,7 @@ __all__ = [
     "RunStatus",
     "PromoteResult",
     "ReportPaths",
+    "ProfileResult",
     "find_run",
     "start_run",
     "get_context",
@@ -540,5 +603,6 @@ __all__ = [
     "run_status",
     "finish_pending",
     "promote",
+    "profile",
     "report",
 ]

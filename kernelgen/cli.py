@@ -311,7 +311,7 @@ def report(
 @clean_errors
 def mcp_serve():
     """Serve the agent tools (list_operators, start_run, get_context, submit_candidate,
-    run_status, promote, report) to a coding agent over MCP, on stdio."""
+    run_status, profile, promote, report) to a coding agent over MCP, on stdio."""
     try:
         import mcp  # noqa: F401
     except ImportError:
@@ -443,6 +443,29 @@ def agent_status(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = F
         emit_json(status.model_dump(mode="json"))
     else:
         out.print(_agent_status_text(status), markup=False, soft_wrap=True)
+
+
+@agent_app.command("profile")
+@clean_errors
+def agent_profile(
+    run_id: Annotated[str, typer.Argument()],
+    candidate: Annotated[
+        str | None, typer.Option(help="candidate id or 'seed'; default: the run's best")
+    ] = None,
+    shape: Annotated[
+        str | None, typer.Option(help="bench shape; default: the best's worst vs its peers")
+    ] = None,
+    json_out: JsonOpt = False,
+):
+    """Nsight Compute's summary of a candidate's kernels at one bench shape (CUDA runs)."""
+    from kernelgen import agent
+
+    result = agent.profile(run_id, candidate, shape)
+    if json_out:
+        emit_json(result.model_dump(mode="json"))
+        return
+    out.print(views.profile_table(result))
+    out.print(result.summary, markup=False, soft_wrap=True)
 
 
 @agent_app.command("promote")

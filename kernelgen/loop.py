@@ -151,8 +151,20 @@ class Loop:
             compile=bench.compile if bench else [],
             history=[HistoryItem.model_validate(r, from_attributes=True) for r in self.records],
             last_failure=detail,
+            profile=self._best_profile(),
             hardware=HARDWARE,
         )
+
+    def _best_profile(self) -> str | None:
+        """The stored Nsight Compute summary of the best at its worst shape; never profiled
+        here (ncu takes seconds per kernel): `kernelgen agent profile` stores it."""
+        from kernelgen.bench.profile import load_result, worst_shape
+
+        shape = worst_shape(self._best_bench())
+        if shape is None:
+            return None
+        path = store.profile_path(self.op, self.run.id, self._best_id() or "seed", shape)
+        return load_result(path).summary if path.is_file() else None
 
     # ---- budget ------------------------------------------------------------------------------
 

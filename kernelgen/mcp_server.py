@@ -25,7 +25,9 @@ start_run(op) (device cuda where there is one), then repeat: get_context(run_id)
 reference, seed, current best, per-shape timings against the peers and the last failure; write
 the whole candidate module; submit_candidate(run_id, source, note). The verdict says why a
 candidate was rejected (category, reason, failing case) and, on CUDA, how it timed against the
-best, torch eager and torch.compile. promote(run_id) ships the best into kernelgen_ops;
+best, torch eager and torch.compile. On CUDA, profile(run_id) gives Nsight Compute's view of
+the best at its worst shape (memory and SM throughput, occupancy, registers, warp stalls), and
+the next context quotes it. promote(run_id) ships the best into kernelgen_ops;
 report(run_id) gives the report's paths."""
 
 
@@ -74,6 +76,16 @@ def build() -> Any:
     def run_status(run_id: str) -> agent.RunStatus:
         """The run's candidates with their verdicts, its best and what is pending."""
         return _guarded(lambda: agent.run_status(run_id))
+
+    @server.tool()
+    def profile(
+        run_id: str, candidate: str | None = None, shape: str | None = None
+    ) -> agent.ProfileResult:
+        """Nsight Compute's summary of a candidate's kernels at one bench shape (CUDA runs):
+        memory and SM throughput as % of peak, occupancy, registers per thread, shared memory,
+        block and grid, the top warp stall reasons. Default: the best (else the seed) at its
+        worst shape against the best peer; get_context then quotes it."""
+        return _guarded(lambda: agent.profile(run_id, candidate, shape))
 
     @server.tool()
     def promote(run_id: str) -> agent.PromoteResult:

@@ -4,6 +4,8 @@
     candidates/<id>/source.py     the candidate as judged
     candidates/<id>/record.json   CandidateRecord: verdict, timings, compile facts, parent
     candidates/<id>/transcript.json   the prompt and reply that produced it (proposers with one)
+    candidates/<id>/profile-<shape>.json   Nsight Compute's summary at one bench shape
+                                  (seed/profile-<shape>.json for the seed)
     report.md, report.html        written by `kernelgen report`
 
 A candidate's record is written 'pending' before it is judged and rewritten with its verdict
@@ -13,6 +15,7 @@ after, so a run killed at any point resumes without losing or re-judging anythin
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import tempfile
 from datetime import datetime, timezone
@@ -127,6 +130,16 @@ def candidate_source(op: str, run_id: str, cand_id: str) -> str:
 
 def candidate_path(op: str, run_id: str, cand_id: str) -> Path:
     return candidate_dir(op, run_id, cand_id) / "source.py"
+
+
+def profile_path(op: str, run_id: str, cand_id: str, shape: str) -> Path:
+    """Where a profile of a candidate (or of the seed, which has no candidate folder) at one
+    bench shape is kept: beside what it measured, as evidence."""
+    folder = (
+        run_dir(op, run_id) / "seed" if cand_id == "seed" else candidate_dir(op, run_id, cand_id)
+    )
+    # Shape names come from the spec; keep them from naming a path outside the folder.
+    return folder / f"profile-{re.sub(r'[^A-Za-z0-9._-]', '_', shape)}.json"
 
 
 def load_transcript(op: str, run_id: str, cand_id: str) -> Transcript | None:

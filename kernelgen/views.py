@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord, Verdict
+
+if TYPE_CHECKING:
+    from kernelgen.bench.profile import ProfileResult
 
 
 def _fmt(x: float | None, spec: str = ".2f", suffix: str = "") -> str:
@@ -117,3 +121,28 @@ def candidate_line(rec: CandidateRecord, run: RunRecord) -> Text:
     if rec.became_best:
         text.append("  NEW BEST", style="bold green")
     return text
+
+
+def profile_table(result: ProfileResult) -> Table:
+    table = Table(
+        title=f"Nsight Compute: {result.op} {result.candidate} at {result.shape} "
+        f"({result.dtype}{', ' + result.gpu if result.gpu else ''})"
+    )
+    for col in ("kernel", "us", "memory", "DRAM", "SM", "occupancy", "regs", "shared B", "grid"):
+        table.add_column(col, justify="left" if col == "kernel" else "right")
+    table.add_column("top stalls")
+    for k in result.kernels:
+        grid = "-" if k.grid_size is None else f"{k.grid_size} x {_fmt(k.block_size, 'd')}"
+        table.add_row(
+            k.name,
+            _fmt(k.duration_us, ".1f"),
+            _fmt(k.memory_pct, ".0f", "%"),
+            _fmt(k.dram_pct, ".0f", "%"),
+            _fmt(k.sm_pct, ".0f", "%"),
+            _fmt(k.occupancy_pct, ".0f", "%"),
+            _fmt(k.registers_per_thread, "d"),
+            _fmt(k.shared_bytes_per_block, "d"),
+            grid,
+            ", ".join(f"{s.reason} {s.share_pct:.0f}%" for s in k.stalls[:3]) or "-",
+        )
+    return table

@@ -36,6 +36,9 @@ def project(tmp_path: Path) -> Path:
 
 def _server(project: Path) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # The server imports the kernelgen of this tree, not whichever one the venv installed
+    # (an editable install points at one checkout; a worktree's tests must serve its own code).
+    env["PYTHONPATH"] = str(ROOT)
     env["KERNELGEN_ROOT"] = str(project)
     return StdioServerParameters(
         command=sys.executable, args=["-m", "kernelgen", "mcp"], env=env, cwd=str(project)
@@ -66,6 +69,7 @@ async def _session(project: Path) -> dict:
         seen["unknown_op"] = await call("start_run", op="gelu", device="cpu")
         seen["unknown_run"] = await call("get_context", run_id="20990101-000000-nope-0000")
         seen["not_text"] = await call("submit_candidate", run_id=run_id, source="")
+        seen["cpu_profile"] = await call("profile", run_id=run_id)
         seen["status"] = (await call("run_status", run_id=run_id)).structured_content
         seen["report"] = (await call("report", run_id=run_id)).structured_content
         seen["promote"] = await call("promote", run_id=run_id)
@@ -80,6 +84,7 @@ def test_an_mcp_session_end_to_end(project: Path) -> None:
         "get_context",
         "submit_candidate",
         "run_status",
+        "profile",
         "promote",
         "report",
     } <= seen["tools"]
@@ -106,6 +111,7 @@ def test_an_mcp_session_end_to_end(project: Path) -> None:
         ("unknown_op", "unknown operator 'gelu'"),
         ("unknown_run", "20990101-000000-nope-0000"),
         ("not_text", "expected the candidate module's Python source"),
+        ("cpu_profile", "judged on cpu: profiling needs a CUDA run"),
     ):
         result = seen[bad]
         assert result.is_error, bad

@@ -37,6 +37,9 @@ class Context(BaseModel):
     compile: list[CompileFacts] = Field(default_factory=list)
     history: list[HistoryItem] = Field(default_factory=list)
     last_failure: str | None = Field(None, description="the latest rejection, in detail")
+    profile: str | None = Field(
+        None, description="Nsight Compute's summary of the best at its worst shape, if profiled"
+    )
     hardware: str
 
 

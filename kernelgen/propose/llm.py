@@ -64,6 +64,7 @@ def render_prompt(ctx: Context) -> list[Message]:
         best=best,
         timings=_timings_table(ctx.timings),
         compile=_compile_table(ctx.compile),
+        profile=ctx.profile or "Not profiled.",
         history=_history(ctx.history),
         last_failure=_fenced(_clip(ctx.last_failure), "text") if ctx.last_failure else "None.",
         signature=_signature(ctx),
