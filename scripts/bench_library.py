@@ -7,9 +7,9 @@ For each operator, every benchmark shape of its spec (references/<op>.py SPEC["b
 shapes (1, 16 and 64 rows at each width the spec benchmarks with 64 rows or fewer), in bf16:
 device time (CUDA-graph replays of many calls, L2 flushed before each replay, inputs rotated) and
 host time (wall time per call of back-to-back calls, synchronized once) of
-- kernelgen_ops.<op> as a user calls it, lean launches as shipped (off by default until they have
-  run on a GPU; KERNELGEN_OPS_LEAN=1 in this script's environment turns them on in the workers;
-  the measured dispatch may pick torch's op; `path` says
+- kernelgen_ops.<op> as a user calls it, lean launches as shipped (on; KERNELGEN_OPS_LEAN=0 in
+  this script's environment turns them off in the workers; the measured dispatch may pick
+  torch's op; `path` says
   which ran), and forced onto the kernel (set_dispatch("kernel"), up to --forced-max-cols wide:
   a seed holds a whole row in one program, slow to compile that wide and slow to run);
 - torch eager (references/<op>.py `eager`) and torch.compile of it (default mode);
@@ -123,7 +123,7 @@ class LibraryBench(_Model):
     command: str
     budget_s: float
     environment: dict[str, str | bool | None] = Field(default_factory=dict)
-    lean_launches: bool | None = Field(None, description="kernelgen_ops._launch.ACTIVE there")
+    lean_launches: bool | None = Field(None, description="lean launches on in the workers")
     workers: list[Worker] = Field(default_factory=list)
     availability: list[Availability] = Field(default_factory=list)
     measurements: list[Measurement] = Field(default_factory=list)

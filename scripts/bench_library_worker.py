@@ -296,7 +296,7 @@ def _environment() -> None:
     from kernelgen.env import environment
 
     env = environment("cuda").model_dump()
-    emit("environment", **env, lean_launches=_launch.ACTIVE)
+    emit("environment", **env, lean_launches=_launch.ACTIVE and _launch.enabled())
 
 
 def main() -> int:

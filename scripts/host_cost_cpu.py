@@ -31,9 +31,9 @@ if os.environ.get("TRITON_INTERPRET") == "1":
         "host_cost_cpu.py: unset TRITON_INTERPRET (it needs JITFunctions, not the interpreter)"
     )
 
-# Lean launches are what this measures, against Triton's path: on (off by default until they
-# have run on a GPU), before kernelgen_ops is imported.
-os.environ.setdefault("KERNELGEN_OPS_LEAN", "1")
+# Lean launches are what this measures, against Triton's path: on (the default, unless the
+# environment switched them off), before kernelgen_ops is imported.
+os.environ["KERNELGEN_OPS_LEAN"] = "1"
 
 import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402

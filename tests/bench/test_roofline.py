@@ -253,3 +253,36 @@ def test_a_shape_regresses_only_beyond_its_own_noise() -> None:
     new = _record({"a": (50.0, 0.0), "b": (100.0, 0.0), "c": (60.0, 0.1)})
     ok, why = accepts(new, _record(BEST))
     assert ok, why
+
+
+SIX = {n: (100.0, 0.003) for n in "abcdef"}
+
+
+def test_a_dominant_candidate_wins_under_the_geomean_bar() -> None:
+    # As softmax r04-c01 on the H200 (one shape of six 16% faster, the rest within 1.2%, geomean
+    # x1.009): 12% on one shape, one other 1.2% slower, geomean x1.019 under the x1.020 bar.
+    new = _record({**SIX, "d": (100.0 / 1.12, 0.003), "c": (101.2, 0.003)})
+    ok, why = accepts(new, _record(SIX))
+    assert ok, why
+    assert why.startswith("d x1.120")
+
+
+def test_domination_needs_every_shape_within_the_geomean_bar() -> None:
+    # The same win with one shape 3% slower (more than the 2% a geomean must gain) does not count.
+    new = _record({**SIX, "d": (100.0 / 1.12, 0.003), "c": (103.0, 0.003)})
+    ok, why = accepts(new, _record(SIX))
+    assert not ok and "does not beat x1.020" in why
+
+
+def test_domination_needs_a_win_beyond_the_regression_bound() -> None:
+    # 4% on one shape is within what a shape may lose: not a win on its own.
+    new = _record({**SIX, "d": (100.0 / 1.04, 0.003)})
+    ok, why = accepts(new, _record(SIX))
+    assert not ok and "does not beat" in why
+
+
+def test_domination_counts_each_shapes_noise() -> None:
+    # A 6% win on a shape with 3% noise (bar 9%) is noise, not a win.
+    noisy = {**SIX, "d": (100.0, 0.03)}
+    new = _record({**SIX, "d": (100.0 / 1.06, 0.03)})
+    assert not accepts(new, _record(noisy))[0]
