@@ -11,7 +11,7 @@ from kernelgen.catalog import manifest
 from kernelgen.config import load_settings
 from kernelgen.errors import UsageError
 from kernelgen.propose.base import Proposer
-from kernelgen.records import Budget, CandidateRecord, Category, RunRecord
+from kernelgen.records import Budget, CandidateRecord, Category, PromoteBench, RunRecord
 from kernelgen.spec import known_ops, load_spec
 
 
@@ -204,6 +204,14 @@ def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
             run.op, [(run.best, best_path), ("generated", lib_path)], peers=False
         )
         wins, why = accepts(mine, theirs)
+        # The decision's evidence, kept beside the run whichever way it went: both records of
+        # the interleaved bench, and the rule's words.
+        store.write_atomic(
+            store.run_dir(run.op, run.id) / f"promote-{run.best}-{store.stamp()}.json",
+            PromoteBench(wins=wins, why=why, candidate=mine, library=theirs).model_dump_json(
+                indent=2
+            ),
+        )
         if not wins:
             observer.event(f"not promoted: {why}")
             return False

@@ -212,6 +212,16 @@ class BenchRecord(_Record):
     )
 
 
+class PromoteBench(_Record):
+    """A promotion's bench against the library's kernel: what decided it, kept with the run."""
+
+    wins: bool
+    why: str = Field(description="the acceptance rule's words")
+    candidate: BenchRecord
+    library: BenchRecord
+    created: str = Field(default_factory=now)
+
+
 class CompileFacts(_Record):
     """What Triton's compiled kernel says about itself (CUDA only)."""
 

@@ -61,9 +61,13 @@ def run_dir(op: str, run_id: str) -> Path:
     return op_dir(op) / run_id
 
 
+def stamp() -> str:
+    """UTC now, to the second, as run ids and record names carry it."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+
+
 def new_run_id(proposer: str) -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return f"{stamp}-{proposer}-{secrets.token_hex(2)}"
+    return f"{stamp()}-{proposer}-{secrets.token_hex(2)}"
 
 
 def save_run(run: RunRecord) -> None:

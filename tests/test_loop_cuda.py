@@ -258,3 +258,49 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
     assert run.best == "r01-c01-tuned"
     assert benched.count("r01-c01") == 1  # judged once, before the kill
     assert calls["n"] == 2  # the tuner did not search again on resume
+
+
+@pytest.mark.parametrize("candidate_us, wins", [(10.0, True), (20.0, False)])
+def test_promotion_keeps_its_bench_against_the_library(
+    project: Path, monkeypatch: pytest.MonkeyPatch, candidate_us: float, wins: bool
+) -> None:
+    import kernelgen.bench as bench
+    import kernelgen.catalog as catalog
+    import kernelgen.package as package
+    from kernelgen.records import PromoteBench, RunRecord, RunSettings
+
+    op = "softmax"
+    run = RunRecord(
+        id="20261201-000000-agent-0000",
+        op=op,
+        settings=RunSettings(op=op, proposer="agent", device="cuda", budget=Budget(), seed=1),
+        environment=ENV,
+        state="finished",
+        best="r01-c01",
+    )
+    store.save_run(run)
+    monkeypatch.setattr(
+        optimize, "manifest", lambda: {op: {"run_id": "other", "candidate_id": "r01-c01"}}
+    )
+    monkeypatch.setattr(catalog, "generated_source", lambda op_: ("", project / "lib.py"))
+    monkeypatch.setattr(
+        bench,
+        "bench_files",
+        lambda op_, contenders, peers=True, **_: [
+            bench_record(op_, "r01-c01", candidate_us),
+            bench_record(op_, "generated", 20.0),
+        ],
+    )
+    promoted: list[str] = []
+    monkeypatch.setattr(package, "promote_from_run", lambda o, r, c=None: promoted.append(c))
+    events: list[str] = []
+    observer = type("O", (), {"event": lambda self, m: events.append(m)})()
+
+    assert optimize.maybe_promote(run, observer) is wins
+    assert promoted == (["r01-c01"] if wins else [])
+    (kept,) = store.run_dir(op, run.id).glob("promote-r01-c01-*.json")
+    record = PromoteBench.model_validate_json(kept.read_text())
+    assert record.wins is wins and record.candidate.label == "r01-c01"
+    assert record.library.label == "generated"
+    if not wins:
+        assert events[-1] == f"not promoted: {record.why}"
