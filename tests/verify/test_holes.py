@@ -69,6 +69,7 @@ CHEATS: list[tuple[str, str, set[str], set[str], list]] = [
     ("6_tail_rows.py", "softmax", INCORRECT, INCORRECT, []),
     ("6_all_neg_inf_zero.py", "softmax", INCORRECT, INCORRECT, []),
     ("6_nan_ignored.py", "softmax", INCORRECT, INCORRECT, []),
+    ("6_max_drops_nan.py", "softmax", INCORRECT, INCORRECT, []),
     ("6_posinf_clamped.py", "softmax", INCORRECT, INCORRECT, []),
     ("6_rms_norm_eps.py", "rms_norm", INCORRECT, INCORRECT, []),
     ("6_autotune_one_wrong.py", "softmax", INCORRECT, INCORRECT, [slow]),

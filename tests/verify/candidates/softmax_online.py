@@ -28,7 +28,8 @@ def _softmax_online_kernel(
                 cols = start + tl.arange(0, BLOCK)
                 x = tl.load(x_row + cols * stride_xn, mask=cols < n_cols, other=-float("inf"))
                 x = x.to(tl.float32)
-                m_new = tl.maximum(m, x)
+                # NaN kept: without propagate_nan the GPU's max returns the other operand.
+                m_new = tl.maximum(m, x, propagate_nan=tl.PropagateNan.ALL)
                 # Lanes that have seen only -inf keep a zero sum (avoid inf - inf = nan).
                 scale = tl.where(m_new == -float("inf"), 0.0, tl.exp(m - m_new))
                 s = s * scale + tl.where(x == -float("inf"), 0.0, tl.exp(x - m_new))
