@@ -34,10 +34,15 @@ does not know (tuples, tensor descriptors, Tensor subclasses other than Paramete
 without Triton's native tensor specialization (not CUDA); a Triton version whose launch convention
 was not checked (CHECKED_TRITON). Under TRITON_INTERPRET=1 kernels are not JITFunctions and
 install() leaves them as they are.
+
+The launcher's own host code pays too: triton.cdiv and triton.next_power_of_2 are
+ConstexprFunctions in Triton 3.6, ~5 us a call from host code on a slow CPU for a line of
+arithmetic. host_helpers() gives the module a `triton` whose two helpers run the same Python
+function directly for int arguments (Triton's for anything else).
 """
 
 import os
-from types import CodeType
+from types import CodeType, ModuleType
 from typing import Any
 
 import torch
@@ -64,7 +69,7 @@ _MISSING = object()
 if ACTIVE:  # the names below exist in the checked versions; other versions never use them
     from triton import knobs
     from triton.compiler.compiler import CompiledKernel
-    from triton.runtime.jit import JITFunction, compute_cache_key
+    from triton.runtime.jit import JITFunction, KernelInterface, compute_cache_key
 
     _TRITON_RUN = JITFunction.run
     _HookChain = type(knobs.runtime.launch_enter_hook)
@@ -100,6 +105,52 @@ def install(namespace: dict[str, Any]) -> None:
     for name, kernel in kernels.items():
         if name not in read:
             namespace[name] = LeanKernel(kernel)
+
+
+def host_helpers(namespace: dict[str, Any]) -> None:
+    """Give a launcher's host code a `triton` whose cdiv and next_power_of_2 cost what their
+    arithmetic costs. In Triton 3.6 both are ConstexprFunctions: called from host code they
+    unwrap constexprs first, 5 us a call on CPU against 0.2-0.6 us for the same Python function
+    (`.fn`), and a launcher calls them on every call. Ints in, the same function runs; anything
+    else, or lean launches off, Triton's own. Left alone when a kernel of the module reads the
+    global `triton` (Triton checks a kernel's globals on launch, and would see it changed)."""
+    if not ACTIVE or namespace.get("triton") is not triton or _INTERPRETED:
+        return
+    read: set[str] = set()
+    for value in namespace.values():
+        while isinstance(value, KernelInterface) and not isinstance(value, JITFunction):
+            value = getattr(value, "fn", None)
+        if isinstance(value, JITFunction):
+            read |= _names(value.fn.__code__)
+    if "triton" not in read:
+        namespace["triton"] = _HOST_TRITON
+
+
+class _HostTriton(ModuleType):
+    """triton as a launcher's host code sees it: every attribute is triton's but two."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(triton, name)
+
+    @staticmethod
+    def cdiv(x: Any, y: Any) -> Any:
+        if _enabled and type(x) is int and type(y) is int:
+            return _CDIV(x, y)
+        return triton.cdiv(x, y)
+
+    @staticmethod
+    def next_power_of_2(n: Any) -> Any:
+        if _enabled and type(n) is int:
+            return _NEXT_POW2(n)
+        return triton.next_power_of_2(n)
+
+
+_HOST_TRITON = _HostTriton("triton")
+# Interpreted kernels are not JITFunctions: which globals they read is not known here.
+_INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+# The plain functions under the ConstexprFunctions (Python functions elsewhere: themselves).
+_CDIV = getattr(triton.cdiv, "fn", triton.cdiv)
+_NEXT_POW2 = getattr(triton.next_power_of_2, "fn", triton.next_power_of_2)
 
 
 def _names(code: CodeType) -> set[str]:

@@ -239,8 +239,10 @@ def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
 def lean_launches(namespace: dict[str, Any]) -> None:
     """Called by the last line of each operator module: its launched @triton.jit kernels launch
     through _launch.LeanKernel (Triton's path for a specialization's first launch, its compiled
-    kernel directly after that)."""
+    kernel directly after that), and its host code calls triton.cdiv / next_power_of_2 as plain
+    functions (_launch.host_helpers)."""
     _launch.install(namespace)
+    _launch.host_helpers(namespace)
 
 
 @functools.lru_cache(maxsize=1)

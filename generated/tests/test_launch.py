@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import torch
+import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import CompiledKernel
@@ -361,6 +362,67 @@ def test_install_leaves_interpreted_kernels_alone() -> None:
     namespace = {"_unaligned_ok_kernel": interpreted}
     _launch.install(namespace)
     assert namespace["_unaligned_ok_kernel"] is interpreted
+
+
+def _reads_triton_kernel(y_ptr, n, BLOCK: tl.constexpr):
+    tl.store(y_ptr, triton.cdiv(n, BLOCK))  # noqa: F821 - a name the kernel reads, never run
+
+
+@pytest.fixture
+def compiled_world(monkeypatch: pytest.MonkeyPatch) -> None:
+    """host_helpers as off the interpreter, whatever the environment running the tests."""
+    monkeypatch.setattr(_launch, "_INTERPRETED", False)
+
+
+def test_host_helpers_compute_what_triton_does(compiled_world) -> None:
+    namespace = {"triton": triton, "_k": JITFunction(_unaligned_ok_kernel)}
+    _launch.host_helpers(namespace)
+    host = namespace["triton"]
+    assert host is not triton and host.jit is triton.jit and host.language is triton.language
+    for n in [*range(-3, 70), 2**31 - 1, 2**31, 151936, 2**40 + 3]:
+        assert host.next_power_of_2(n) == triton.next_power_of_2(n), n
+        for d in (1, 3, 16, 128, 8192):
+            assert host.cdiv(n, d) == triton.cdiv(n, d), (n, d)
+
+
+def test_host_helpers_take_tritons_for_anything_but_ints(compiled_world, monkeypatch) -> None:
+    seen: list[tuple] = []
+    monkeypatch.setattr(triton, "cdiv", lambda *a: seen.append(a) or "triton's")
+    namespace = {"triton": triton}
+    _launch.host_helpers(namespace)
+    host = namespace["triton"]
+    assert host.cdiv(tl.constexpr(8), 2) == "triton's"
+    assert host.cdiv(8.0, 2) == "triton's"
+    assert host.cdiv(True, 2) == "triton's"  # a bool is not an int here
+    _launch.set_enabled(False)
+    try:
+        assert host.cdiv(8, 2) == "triton's"  # lean launches off: Triton's path everywhere
+    finally:
+        _launch.set_enabled(True)
+    assert host.cdiv(8, 2) == 4 and len(seen) == 4
+
+
+def test_host_helpers_leave_a_module_whose_kernels_read_triton(compiled_world) -> None:
+    namespace = {"triton": triton, "_k": JITFunction(_reads_triton_kernel)}
+    _launch.host_helpers(namespace)
+    assert namespace["triton"] is triton  # Triton would see the global changed and raise
+    autotuned = triton.autotune([triton.Config({})], key=[])(JITFunction(_reads_triton_kernel))
+    namespace = {"triton": triton, "_k": autotuned}
+    _launch.host_helpers(namespace)
+    assert namespace["triton"] is triton  # found through the autotuner too
+
+
+def test_host_helpers_leave_interpreted_modules_alone(monkeypatch) -> None:
+    monkeypatch.setattr(_launch, "_INTERPRETED", True)
+    namespace = {"triton": triton}
+    _launch.host_helpers(namespace)
+    assert namespace["triton"] is triton
+
+
+def test_the_library_modules_get_host_helpers_off_the_interpreter() -> None:
+    for op in OPS:
+        module = importlib.import_module(f"kernelgen_ops.{op}")
+        assert (module.triton is triton) == _runtime.INTERPRET, op
 
 
 def _kernels(op: str) -> dict[str, Any]:
