@@ -14,10 +14,10 @@
 #           64x18432 bfloat16: 21.3 us, 0.77x eager, 1.66x compile, - seed
 #           16384x4096 bfloat16: 102.1 us, 3.57x eager, 0.97x compile, - seed
 #           1x14336 bfloat16: 23.4 us, 0.31x eager, 1.83x compile, - seed
-# dispatch  per call (host time included where measured), against eager: the kernel at 4096x14336,
-#           16384x4096; torch's op at 64x18432, 1x14336
+# dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
+#           4096x14336, 16384x4096; torch's op at 64x18432, 1x14336
 # sha256    646318acd8fc286b30378bb6417fc71c3517587c209adcef9ea7da5ddfa6ba16
-# promoted  2026-12-01T14:31:05+00:00
+# promoted  2026-12-01T17:29:48+00:00
 # note      seed kernel (not optimized yet), verified on CUDA and timed by `kernelgen bench OP
 #           --seed` on the GPU named here; `kernelgen optimize OP` then `kernelgen promote` replaces
 #           it; CAVEAT: this record's eager and torch.compile peers ran the reference as written,
