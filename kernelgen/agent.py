@@ -11,7 +11,9 @@ and the tuning of declared meta-parameters. Repairs are the agent's own next sub
 This lives beside optimize.py rather than in propose/: it drives a Loop from outside, it is not a
 proposer the loop calls. Every function opens the run from the store and leaves everything there,
 so one process per shell command and a long-lived server can share them unchanged; a lock on the
-run folder keeps two submissions to one run from taking the same candidate id.
+run folder keeps two submissions to one run from taking the same candidate id. A long-lived
+session (the MCP server, scripts/h200_agent.py) also keeps each run's judge between calls
+(`kept_judges`), as the loop keeps one judge per run.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from __future__ import annotations
 import fcntl
 import random
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,6 +45,9 @@ from kernelgen.records import (
     Usage,
 )
 from kernelgen.spec import load_spec
+
+if TYPE_CHECKING:
+    from kernelgen.verify import Evaluator
 
 # Run ids are folder names: anything else could point the store outside evaluations/.
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -238,16 +245,59 @@ def _locked(run: RunRecord) -> Iterator[None]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+# Run id -> its judge, while a long-lived session keeps them (None: not kept, one process per
+# shell command). A judge holds the run's ground truth (the float64 reference of every case:
+# 4.8-9.1 s of each H200 submission's verify when made afresh), its warm runners and its
+# compile-ahead pool; it is made once per run and session, as the loop makes one per run. Its
+# seed is drawn once per session, so a run's submissions in one session see the same inputs,
+# as the candidates of one optimize run do. The newest few are kept: each holds its inputs.
+_kept: OrderedDict[str, Evaluator] | None = None
+KEPT_JUDGES = 2
+
+
+@contextmanager
+def kept_judges() -> Iterator[None]:
+    """Keep each run's judge from one call to the next until the block ends (then close them)."""
+    global _kept
+    if _kept is not None:  # nested: the outer block owns them
+        yield
+        return
+    _kept = OrderedDict()
+    try:
+        yield
+    finally:
+        judges, _kept = _kept, None
+        for ev in judges.values():
+            ev.close()
+
+
+def _release(runner: loop.Loop) -> None:
+    """End a call: keep the run's judge where the session keeps judges, close it elsewhere."""
+    ev = runner.evaluator
+    if _kept is not None and ev is not None:
+        _kept[runner.run.id] = ev
+        _kept.move_to_end(runner.run.id)
+        runner.evaluator = None
+        while len(_kept) > KEPT_JUDGES:
+            _, old = _kept.popitem(last=False)
+            old.close()
+    runner.close()
+
+
 def _open(run: RunRecord) -> loop.Loop:
     """The run as a Loop, from the store; its judge is made by _judging, only where one judges."""
     return loop.resume(run.op, run.id, AgentProposer(run.settings.model))
 
 
 def _judging(runner: loop.Loop) -> None:
-    """Make the run's judge. On CUDA it takes the deadlines from the seed verdict stored at
-    start, so a submission (one process per shell command) does not pay for judging the seed
-    again; without one, prepare() judges the seed as the loop does."""
-    if runner.device == "cuda" and runner.run.seed_verdict is not None:
+    """Make the run's judge, or take the one the session kept. On CUDA a new one takes the
+    deadlines from the seed verdict stored at start, so a submission (one process per shell
+    command) does not pay for judging the seed again; without one, prepare() judges the seed as
+    the loop does."""
+    kept = _kept.pop(runner.run.id, None) if _kept is not None else None
+    if kept is not None:
+        runner.evaluator = kept
+    elif runner.device == "cuda" and runner.run.seed_verdict is not None:
         from kernelgen.verify import Evaluator
 
         runner.evaluator = Evaluator(
@@ -313,7 +363,7 @@ def start_run(op: str, device: str | None = None, model: str | None = None) -> R
     try:
         runner.prepare()
     finally:
-        runner.close()
+        _release(runner)
     return runner.run
 
 
@@ -360,7 +410,7 @@ def submit_candidate(run_id: str, source: str, note: str | None = None) -> Submi
             runner.run.settings.budget.rounds = max(runner.run.settings.budget.rounds, round_no)
             store.save_run(runner.run)
         finally:
-            runner.close()
+            _release(runner)
     by_id = {r.id: r for r in runner.records}
     tuned = by_id.get(f"{cid}-tuned")
     return SubmitResult(
@@ -412,7 +462,7 @@ def finish_pending(run_id: str) -> RunStatus:
                 runner.finish_chain(chain, round_no)
             store.save_run(runner.run)
         finally:
-            runner.close()
+            _release(runner)
     return run_status(run_id)
 
 
@@ -442,7 +492,7 @@ def promote(run_id: str) -> PromoteResult:
             runner.run.promoted = runner.run.promoted or promoted
             store.save_run(runner.run)
         finally:
-            runner.close()
+            _release(runner)
     path = paths.library_dir() if promoted else None
     return PromoteResult(
         run_id=run.id,

@@ -101,4 +101,7 @@ def build() -> Any:
 
 
 def serve() -> None:
-    build().run("stdio")
+    # The server lives as long as the agent's session: each run's judge (ground truth, warm
+    # runners) is made once and kept between tool calls.
+    with agent.kept_judges():
+        build().run("stdio")

@@ -101,6 +101,13 @@ def main() -> None:
     args = parser.parse_args()
     plan = Plan(args.plan)
     d = Driver(args.out, args.deadline_s)
+    # One judge per run for the whole plan, as the MCP server keeps them: the seed's truth and
+    # warm runners serve every submission of that operator.
+    with agent.kept_judges():
+        drive(plan, d, args)
+
+
+def drive(plan: Plan, d: Driver, args: argparse.Namespace) -> None:
     for op, items in plan.by_op.items():
         resume = next((i["run"] for i in items if i.get("run")), None)
         if resume is not None:

@@ -164,3 +164,63 @@ def test_cli_start_context_submit_status_and_resume(project: Path, tmp_path: Pat
     report = cli.invoke(app, ["agent", "report", run_id, "--json"])
     assert report.exit_code == 0, report.output
     assert Path(_last_json(report.output)["md"]).is_file()
+
+
+class _Judge:
+    def __init__(self, name: str) -> None:
+        self.name, self.closed = name, False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _Runner:
+    """What _judging and _release touch of a Loop."""
+
+    def __init__(self, run_id: str, evaluator: _Judge | None = None) -> None:
+        self.run = type("R", (), {"id": run_id, "seed_verdict": None})()
+        self.device, self.evaluator, self.prepared = "cpu", evaluator, 0
+
+    def prepare(self) -> None:
+        self.prepared += 1
+
+    def close(self) -> None:
+        if self.evaluator is not None:
+            self.evaluator.close()
+            self.evaluator = None
+
+
+def test_a_session_keeps_each_runs_judge_between_calls() -> None:
+    first = _Judge("a")
+    with agent.kept_judges():
+        agent._release(_Runner("run-a", first))
+        assert not first.closed  # kept, with its truth and warm runners
+        again = _Runner("run-a")
+        agent._judging(again)
+        assert again.evaluator is first and again.prepared == 1
+        other = _Runner("run-b")
+        agent._judging(other)
+        assert other.evaluator is None  # another run's judge is never handed over
+        agent._release(again)
+        with agent.kept_judges():  # nested: the outer block owns the judges
+            pass
+        assert not first.closed
+    assert first.closed  # the session's end closes what it kept
+
+
+def test_without_a_session_every_call_closes_its_judge() -> None:
+    judge = _Judge("a")
+    agent._release(_Runner("run-a", judge))
+    assert judge.closed
+    fresh = _Runner("run-a")
+    agent._judging(fresh)
+    assert fresh.evaluator is None
+
+
+def test_a_session_keeps_only_the_newest_judges() -> None:
+    judges = [_Judge(str(i)) for i in range(agent.KEPT_JUDGES + 1)]
+    with agent.kept_judges():
+        for i, judge in enumerate(judges):
+            agent._release(_Runner(f"run-{i}", judge))
+        assert judges[0].closed and not any(j.closed for j in judges[1:])
+    assert all(j.closed for j in judges)
