@@ -26,6 +26,9 @@ the geometric mean and the worst ratio of kernelgen_ops.<op> to the best peer on
 gives the issue's target at decode shapes (host time at most eager's + 2 us), met or not.
 --budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
 is stopped, and what it had not measured is missing from the record.
+
+The record's model is kernelgen/bench/library.py. Kept as evaluations/library/bench-<UTC
+time>.json, the newest is what `kernelgen report --all` shows per operator.
 """
 
 from __future__ import annotations
@@ -40,96 +43,25 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 ROOT = Path(__file__).resolve().parents[1]
+# As the worker does: run from a checkout, kernelgen need not be installed.
+sys.path.insert(0, str(ROOT))
+
+from kernelgen.bench.library import (  # noqa: E402
+    PEERS,
+    TARGET_US,
+    Availability,
+    HostTarget,
+    LibraryBench,
+    Measurement,
+    Ratio,
+    Worker,
+)
+
 GROUPS = ("kernelgen", "liger", "flaggems")
 # Shares of --budget-s; time a worker leaves unused passes to the next.
 SHARES = {"kernelgen": 0.55, "liger": 0.2, "flaggems": 0.25}
-PEERS = ("eager", "compile", "liger", "flaggems")
-TARGET_US = 2.0
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Availability(_Model):
-    impl: str
-    available: bool
-    version: str | None = None
-    reason: str | None = Field(None, description="why not, or what ran (an API, a mode)")
-
-
-class Measurement(_Model):
-    """One implementation on one shape."""
-
-    op: str
-    shape: str
-    dims: dict[str, int]
-    dtype: str
-    decode: bool = Field(description="one of the added decode shapes (few rows)")
-    impl: str = Field(
-        description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, liger, flaggems"
-    )
-    device_us: float | None = Field(None, description="per call, CUDA-graph replay")
-    host_us: float | None = Field(None, description="wall per call, back-to-back calls")
-    method: Literal["graph", "do_bench"] | None = None
-    calls_per_replay: int | None = None
-    path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
-    api: str | None = Field(None, description="the peer's function that ran")
-    error: str | None = Field(None, description="raised, or disagreed with eager")
-    skipped: str | None = None
-
-
-class Ratio(_Model):
-    """kernelgen_ops.<op> (or the routed call) over a baseline, across the shapes both have."""
-
-    op: str
-    metric: Literal["device_us", "host_us"]
-    against: str = Field(description="best_peer: the fastest of eager, compile, liger, flaggems")
-    impl: str
-    shapes: int
-    geomean: float | None = None
-    worst: float | None = None
-    worst_shape: str | None = None
-    decode_geomean: float | None = None
-
-
-class HostTarget(_Model):
-    """Issue [H]'s target at decode shapes: kernelgen_ops.<op>'s host time per call at most torch
-    eager's + TARGET_US."""
-
-    op: str
-    impl: str
-    decode_shapes: int
-    worst_excess_us: float | None = Field(None, description="max of impl host_us - eager host_us")
-    worst_shape: str | None = None
-    met: bool | None = None
-
-
-class Worker(_Model):
-    group: str
-    state: Literal["pending", "running", "finished", "failed", "timed_out"] = "pending"
-    seconds: float | None = None
-    returncode: int | None = None
-    note: str | None = None
-
-
-class LibraryBench(_Model):
-    created: str
-    command: str
-    budget_s: float
-    environment: dict[str, str | bool | None] = Field(default_factory=dict)
-    lean_launches: bool | None = Field(None, description="lean launches on in the workers")
-    workers: list[Worker] = Field(default_factory=list)
-    availability: list[Availability] = Field(default_factory=list)
-    measurements: list[Measurement] = Field(default_factory=list)
-    summary: list[Ratio] = Field(default_factory=list)
-    host_target: list[HostTarget] = Field(default_factory=list)
-    complete: bool = False
 
 
 # ---------------------------------------------------------------- the summary

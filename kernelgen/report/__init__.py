@@ -20,6 +20,7 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
 from kernelgen import paths, store
+from kernelgen.bench.library import newest_record
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.records import now
 from kernelgen.report.model import ReportData, gather, relpath
@@ -160,7 +161,8 @@ def render_status(json_mode: bool = False) -> StatusReport:
     from kernelgen.report.html import render_status_html
     from kernelgen.report.terminal import status_table
 
-    rows = gather_status()
+    library = newest_record()
+    rows = gather_status(library)
     written: list[Path] = []
     for r in rows:
         run_id = r.status.run or r.latest_run
@@ -169,12 +171,12 @@ def render_status(json_mode: bool = False) -> StatusReport:
             if r.report:
                 written.append(paths.evaluations_dir() / r.report)
     index = paths.evaluations_dir() / "index.html"
-    store.write_atomic(index, render_status_html(rows, now()))
+    store.write_atomic(index, render_status_html(rows, now(), library))
     written.append(index)
     return StatusReport(
         rows=rows,
         data=LibraryStatus(ops=[r.status for r in rows]),
-        renderables=[status_table(rows), Text(f"wrote {relpath(index)}", style="dim")],
+        renderables=[status_table(rows, library), Text(f"wrote {relpath(index)}", style="dim")],
         index=index,
         json_mode=json_mode,
         written=written,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kernelgen.records import CandidateRecord
+from kernelgen.report.library import LibraryFigures
 from kernelgen.report.model import ReportData, ShapeRow, geomean
 
 MISSING = "—"
@@ -29,6 +30,24 @@ def x(v: float | None) -> str:
 
 def pct(v: float | None) -> str:
     return MISSING if v is None else f"{v:.0f}%"
+
+
+def time_over(v: float | None) -> str:
+    """A time ratio, ours over a baseline's (below 1 is faster): said as time, so that it does not
+    read as one of the speedups beside it."""
+    return MISSING if v is None else f"{v:.2f}× time"
+
+
+def vs_best_peer(f: LibraryFigures | None) -> tuple[str, str | None, str | None]:
+    """The library benchmark's geomean over the best peer ("1.10× time"), its worst ratio
+    ("worst 2.50×") and the shape of it; None for what the figures lack."""
+    if f is None or f.time_over_best_peer is None:
+        return MISSING, None, None
+    worst = f.time_over_best_peer_worst
+    if worst is None:
+        return time_over(f.time_over_best_peer), None, None
+    shape = f.time_over_best_peer_worst_shape
+    return time_over(f.time_over_best_peer), f"worst {worst:.2f}×", shape
 
 
 def duration(s: float) -> str:

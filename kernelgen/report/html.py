@@ -13,7 +13,9 @@ from itertools import zip_longest
 from pathlib import Path
 from string import Template
 
+from kernelgen.bench.library import TARGET_US, NewestBench
 from kernelgen.report import fmt
+from kernelgen.report.library import LibraryFigures, skipped_notes, source_note
 from kernelgen.report.model import ReportData, relpath
 from kernelgen.report.plots import Plots, make_plots
 from kernelgen.report.status import OpRow
@@ -308,7 +310,37 @@ def render_html(d: ReportData) -> str:
     )
 
 
-def render_status_html(rows: list[OpRow], generated: str) -> str:
+def _time_class(v: float | None) -> str:
+    """A time ratio's colour: good below 1 (faster), the reverse of a speedup's."""
+    return "" if v is None else "good" if v <= 0.98 else "bad" if v > 1.02 else ""
+
+
+def _vs_best_peer(f: LibraryFigures | None) -> str:
+    mean, worst, shape = fmt.vs_best_peer(f)
+    if f is None or f.time_over_best_peer is None:
+        return f'<td class="num dim">{e(mean)}</td>'
+    cell = f'<span class="{_time_class(f.time_over_best_peer)}">{e(mean)}</span>'
+    if worst:
+        cls = _time_class(f.time_over_best_peer_worst)
+        cell += f' · <span class="{cls}">{e(worst)}</span> <small>{e(shape or "")}</small>'
+    more = []
+    if f.kernel_time_over_best_peer is not None:
+        more.append(f"kernel forced: {fmt.time_over(f.kernel_time_over_best_peer)}")
+    if f.decode_host_excess_us is not None:
+        v = f.decode_host_excess_us
+        met = {True: "met", False: "not met", None: "?"}[f.decode_host_target_met]
+        more.append(
+            f"decode host time {'+' if v >= 0 else '−'}{fmt.us(abs(v))} µs over eager's "
+            f"(target ≤ {TARGET_US:g} µs: {met})"
+        )
+    if more:
+        cell += f'<br><small class="dim">{e(" · ".join(more))}</small>'
+    return f'<td class="num">{cell}</td>'
+
+
+def render_status_html(
+    rows: list[OpRow], generated: str, library: NewestBench | None = None
+) -> str:
     header = [
         "operator",
         "seed",
@@ -318,6 +350,8 @@ def render_status_html(rows: list[OpRow], generated: str) -> str:
         "× eager",
         "× compile",
         "worst shape<br><small>vs best peer</small>",
+        "vs best peer (library bench)<br><small>time over the best peer's: below 1× is "
+        "faster</small>",
         "% limit<br><small>median</small>",
         "run report",
     ]
@@ -357,13 +391,19 @@ def render_status_html(rows: list[OpRow], generated: str) -> str:
             f"<td>{e(s.device or fmt.MISSING)}</td><td>{e(r.date or fmt.MISSING)}</td>"
             + _speed(s.speedup_vs_eager)
             + _speed(s.speedup_vs_compile)
-            + f'<td class="num">{worst}</td><td class="num">{fmt.pct(s.limit_pct)}</td>'
+            + f'<td class="num">{worst}</td>'
+            + _vs_best_peer(s.library)
+            + f'<td class="num">{fmt.pct(s.limit_pct)}</td>'
             f"<td>{link}</td></tr>"
         )
     n_gen = sum(r.status.generated for r in rows)
+    notes = ""
+    if library is not None:
+        notes = f'<p class="dim">{e(source_note(library))}</p>'
+        notes += "".join(f'<p class="bad">{e(n)}</p>' for n in skipped_notes(library))
     return _template("status.html").substitute(
         css=css(),
-        table=_table(header, body, "data status", num=(5, 6, 7, 8)),
+        table=_table(header, body, "data status", num=(5, 6, 7, 8, 9)) + notes,
         counts=e(f"{len(rows)} operators, {n_gen} generated"),
         generated=e(generated),
     )

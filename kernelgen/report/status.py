@@ -2,7 +2,9 @@
 
 The evidence for an operator is the run named by generated/kernelgen_ops/MANIFEST.json, else its
 latest run whose best candidate has a CUDA benchmark. Speedups are geometric means over the
-benchmark shapes of that candidate's record; nothing here re-measures.
+benchmark shapes of that candidate's record; beside them, the library benchmark's newest record
+(evaluations/library/, kernelgen.report.library) gives kernelgen_ops.<op> against every peer.
+Nothing here re-measures.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelgen import paths, spec, store
+from kernelgen.bench.library import NewestBench, StoredBench, newest_record
 from kernelgen.errors import KernelgenError, StoreError
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
+from kernelgen.report.library import LibraryFigures, library_figures
 from kernelgen.report.model import geomean, ratio
 
 
@@ -32,6 +36,10 @@ class OpStatus(BaseModel):
     worst_shape_vs_best_peer: float | None
     limit_pct: float | None
     run: str | None
+    library: LibraryFigures | None = Field(
+        description="from the library benchmark's newest record; None where it has no figure "
+        "of this operator. Its ratios are time over the best peer's: below 1 is faster"
+    )
 
 
 class LibraryStatus(BaseModel):
@@ -178,7 +186,7 @@ def dispatch_summary(op: str) -> str | None:
     return "; ".join(parts) or None
 
 
-def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
+def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = None) -> OpRow:
     entry = manifest.get(op, {})
     seed = paths.seeds_dir() / f"{op}.py"
     module = paths.library_dir() / f"{op}.py"
@@ -194,6 +202,7 @@ def op_row(op: str, manifest: dict[str, dict]) -> OpRow:
             worst_shape_vs_best_peer=None,
             limit_pct=None,
             run=run_id,
+            library=library_figures(op, library),
         ),
         seed=f"seeds/{op}.py" if seed.is_file() else None,
         module=f"generated/kernelgen_ops/{op}.py" if module.is_file() else None,
@@ -264,6 +273,9 @@ def known_ops(manifest: dict[str, dict]) -> list[str]:
     return sorted(ops)
 
 
-def gather_status() -> list[OpRow]:
+def gather_status(library: NewestBench | None = None) -> list[OpRow]:
+    """Every operator's row; `library` is the library benchmark's records as found (read from
+    evaluations/library/ when not given)."""
     manifest = read_manifest()
-    return [op_row(op, manifest) for op in known_ops(manifest)]
+    newest = (library or newest_record()).newest
+    return [op_row(op, manifest, newest) for op in known_ops(manifest)]

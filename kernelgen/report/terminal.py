@@ -17,7 +17,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from kernelgen.bench.library import NewestBench
 from kernelgen.report import fmt
+from kernelgen.report.library import skipped_notes, source_note
 from kernelgen.report.model import ReportData
 from kernelgen.report.status import OpRow
 
@@ -59,6 +61,13 @@ def _speed(v: float | None) -> Text:
     if v is None:
         return Text(fmt.MISSING, style="dim")
     return Text(fmt.x(v), style="green" if v >= 1.02 else "red" if v < 0.98 else "")
+
+
+def _time_over(v: float | None, text: str) -> Text:
+    """A time ratio: green below 1 (faster), the reverse of a speedup's colours."""
+    if v is None:
+        return Text(fmt.MISSING, style="dim")
+    return Text(text, style="green" if v <= 0.98 else "red" if v > 1.02 else "")
 
 
 def summary_panel(d: ReportData) -> Panel:
@@ -226,11 +235,33 @@ def run_renderables(d: ReportData) -> list[RenderableType]:
     return [p for p in parts if p is not None] + [diff_panel(d)]
 
 
-def status_table(rows: list[OpRow]) -> RenderableType:
-    return Responsive(lambda: _status(rows, wide=True), lambda: _status(rows, wide=False), 120)
+def status_table(rows: list[OpRow], library: NewestBench | None = None) -> RenderableType:
+    """The status table; `library`, the library benchmark's records as found, says below it
+    which one the figures come from and which files were passed over."""
+    notes: list[RenderableType] = []
+    if library is not None:
+        notes.append(Text(source_note(library), style="dim"))
+        notes += [Text(n, style="yellow") for n in skipped_notes(library)]
+    return Responsive(
+        lambda: _status(rows, notes, wide=True), lambda: _status(rows, notes, wide=False), 120
+    )
 
 
-def _status(rows: list[OpRow], wide: bool) -> RenderableType:
+def _vs_best_peer(r: OpRow, wide: bool) -> Text:
+    """In the table the worst shape goes on a line of its own, so that the column leaves the run
+    ids beside it room at 140 columns."""
+    f = r.status.library
+    mean, worst, shape = fmt.vs_best_peer(f)
+    cell = _time_over(f.time_over_best_peer if f else None, mean)
+    if worst and f is not None:
+        cell.append("\n" if wide else " · ")
+        cell.append_text(_time_over(f.time_over_best_peer_worst, worst))
+        if shape:
+            cell.append(("\n" if wide else " ") + shape)
+    return cell
+
+
+def _status(rows: list[OpRow], notes: list[RenderableType], wide: bool) -> RenderableType:
     t = _table("kernelgen library status (geomean over each operator's benchmark shapes)")
     t.add_column("op", style="bold", no_wrap=True)
     t.add_column("generated", no_wrap=True)
@@ -239,6 +270,8 @@ def _status(rows: list[OpRow], wide: bool) -> RenderableType:
     t.add_column("× eager", justify="right", no_wrap=True)
     t.add_column("× compile", justify="right", no_wrap=True)
     t.add_column("worst shape" if wide else "worst", no_wrap=True)
+    if wide:
+        t.add_column("vs best peer\n(library bench)", no_wrap=True)
     t.add_column("% limit", justify="right", no_wrap=True)
     t.add_column("seed", no_wrap=True)
     if wide:
@@ -272,6 +305,8 @@ def _status(rows: list[OpRow], wide: bool) -> RenderableType:
         if wide:
             cells.append(evidence)
         cells += [_speed(s.speedup_vs_eager), _speed(s.speedup_vs_compile), worst]
+        if wide:
+            cells.append(_vs_best_peer(r, wide))
         cells += [fmt.pct(s.limit_pct), seed]
         if wide:
             cells.append(run)
@@ -282,11 +317,16 @@ def _status(rows: list[OpRow], wide: bool) -> RenderableType:
             )
             if s.generated and r.dispatch:
                 below.append(Text(f"  dispatch: {r.dispatch}", style="dim"))
+            if s.library is not None:
+                below.append(Text.assemble("  vs best peer: ", _vs_best_peer(r, wide)))
         t.add_row(*cells)
     t.caption = (
         "worst shape: the smallest ratio of the faster of eager and torch.compile to the "
         "generated kernel; % limit: median over shapes; seed: the seed's speedup over eager "
-        "(yes: a seed without timings)."
+        "(yes: a seed without timings). vs best peer (library bench): kernelgen_ops' device "
+        "time over the fastest of eager, torch.compile, Liger and FlagGems, geomean and worst "
+        "shape; below 1× is faster."
     )
     t.caption_justify = "left"
+    below += notes
     return Group(t, *below) if below else t

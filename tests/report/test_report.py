@@ -298,6 +298,7 @@ def test_status_json(project):
         "worst_shape_vs_best_peer",
         "limit_pct",
         "run",
+        "library",
     ]
     assert all(list(op) == keys for op in status["ops"])
     ops = {op["name"]: op for op in status["ops"]}
@@ -333,6 +334,7 @@ def test_status_json(project):
         "worst_shape_vs_best_peer": None,
         "limit_pct": None,
         "run": None,
+        "library": None,
     }
 
     # The page, with links to the run reports (written where missing).
@@ -347,10 +349,11 @@ def test_status_json(project):
 def test_status_table(project):
     out = invoke("--all").output
     assert "kernelgen library status" in out and '{"ops"' not in out
-    row = r"softmax\s+yes · r2-c1\s+NVIDIA H200\s+1\.69×\s+1\.82×\s+1\.01× 32768x1024\s+56%"
+    # No library bench record here: its column says so.
+    row = r"softmax\s+yes · r2-c1\s+NVIDIA H200\s+1\.69×\s+1\.82×\s+1\.01× 32768x1024\s+—\s+56%"
     assert re.search(row, out)
     assert re.search(r"rms_norm\s+no\s+NVIDIA H200\s+1\.06×\s+1\.15×\s+0\.31× 256x151936", out)
-    assert re.search(r"silu_and_mul\s+no\s+—\s+—\s+—\s+—\s+—\s+yes\s+no run with a", out)
+    assert re.search(r"silu_and_mul\s+no\s+—\s+—\s+—\s+—\s+—\s+—\s+yes\s+no run with a", out)
     assert "wrote evaluations/index.html" in out
 
     narrow = invoke("--all", width=80).output

@@ -1,0 +1,157 @@
+"""The library benchmark's record: scripts/bench_library.py writes it, the status page reads it.
+
+One record is one run of the script on one GPU: per operator and shape, the device and host time of
+kernelgen_ops.<op> and of its peers (torch eager, torch.compile, Liger-Kernel, FlagGems), and the
+ratios that summarize them. Ratios are kernelgen's time over the baseline's: below 1 is faster.
+Records are kept as evaluations/library/bench-<UTC time>.json; `newest_record` finds the one the
+status page shows.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from kernelgen import paths
+
+# The baselines "best_peer" is the fastest of, per shape.
+PEERS = ("eager", "compile", "liger", "flaggems")
+# Issue [H]'s target at decode shapes: host time per call at most eager's + this many us.
+TARGET_US = 2.0
+FOLDER = "library"  # under evaluations/
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Availability(_Model):
+    impl: str
+    available: bool
+    version: str | None = None
+    reason: str | None = Field(None, description="why not, or what ran (an API, a mode)")
+
+
+class Measurement(_Model):
+    """One implementation on one shape."""
+
+    op: str
+    shape: str
+    dims: dict[str, int]
+    dtype: str
+    decode: bool = Field(description="one of the added decode shapes (few rows)")
+    impl: str = Field(
+        description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, liger, flaggems"
+    )
+    device_us: float | None = Field(None, description="per call, CUDA-graph replay")
+    host_us: float | None = Field(None, description="wall per call, back-to-back calls")
+    method: Literal["graph", "do_bench"] | None = None
+    calls_per_replay: int | None = None
+    path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
+    api: str | None = Field(None, description="the peer's function that ran")
+    error: str | None = Field(None, description="raised, or disagreed with eager")
+    skipped: str | None = None
+
+
+class Ratio(_Model):
+    """kernelgen_ops.<op> (or the routed call) over a baseline, across the shapes both have."""
+
+    op: str
+    metric: Literal["device_us", "host_us"]
+    against: str = Field(description="best_peer: the fastest of eager, compile, liger, flaggems")
+    impl: str
+    shapes: int
+    geomean: float | None = None
+    worst: float | None = None
+    worst_shape: str | None = None
+    decode_geomean: float | None = None
+
+
+class HostTarget(_Model):
+    """Issue [H]'s target at decode shapes: kernelgen_ops.<op>'s host time per call at most torch
+    eager's + TARGET_US."""
+
+    op: str
+    impl: str
+    decode_shapes: int
+    worst_excess_us: float | None = Field(None, description="max of impl host_us - eager host_us")
+    worst_shape: str | None = None
+    met: bool | None = None
+
+
+class Worker(_Model):
+    group: str
+    state: Literal["pending", "running", "finished", "failed", "timed_out"] = "pending"
+    seconds: float | None = None
+    returncode: int | None = None
+    note: str | None = None
+
+
+class LibraryBench(_Model):
+    created: str
+    command: str
+    budget_s: float
+    environment: dict[str, str | bool | None] = Field(default_factory=dict)
+    lean_launches: bool | None = Field(None, description="lean launches on in the workers")
+    workers: list[Worker] = Field(default_factory=list)
+    availability: list[Availability] = Field(default_factory=list)
+    measurements: list[Measurement] = Field(default_factory=list)
+    summary: list[Ratio] = Field(default_factory=list)
+    host_target: list[HostTarget] = Field(default_factory=list)
+    complete: bool = False
+
+
+class StoredBench(_Model):
+    """A record as found on disk."""
+
+    path: str = Field(description="relative to evaluations/")
+    record: LibraryBench
+
+
+class Skipped(_Model):
+    path: str = Field(description="relative to evaluations/")
+    reason: str
+
+
+class NewestBench(_Model):
+    newest: StoredBench | None = None
+    skipped: list[Skipped] = Field(default_factory=list)
+
+
+def _created(record: LibraryBench) -> datetime:
+    when = datetime.fromisoformat(record.created)
+    # A record written without a zone is taken as UTC, as the script writes it, so that it
+    # compares with the others instead of raising.
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+def _why(e: Exception) -> str:
+    if isinstance(e, ValidationError):
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        return f"not a library benchmark record ({where + ': ' if where else ''}{err['msg']})"
+    if isinstance(e, OSError):
+        return f"unreadable ({e.strerror or e})"
+    return f"created is not an ISO time ({e})"
+
+
+def newest_record() -> NewestBench:
+    """The newest record under evaluations/library/bench-*.json, by its `created` time (ties by
+    file name); files that do not read or validate are skipped and named, never raised: the
+    status page must still render."""
+    evaluations = paths.evaluations_dir()
+    found: list[tuple[datetime, str, StoredBench]] = []
+    skipped: list[Skipped] = []
+    for file in sorted((evaluations / FOLDER).glob("bench-*.json")):
+        rel = file.relative_to(evaluations).as_posix()
+        try:
+            record = LibraryBench.model_validate_json(file.read_bytes())
+            when = _created(record)
+        except (OSError, ValueError) as e:  # ValidationError is a ValueError
+            skipped.append(Skipped(path=rel, reason=_why(e)))
+            continue
+        found.append((when, file.name, StoredBench(path=rel, record=record)))
+    newest = max(found, key=lambda f: (f[0], f[1]))[2] if found else None
+    return NewestBench(newest=newest, skipped=skipped)

@@ -1,0 +1,196 @@
+"""The library benchmark's record (evaluations/library/) on the status page: per operator in
+`report --all --json`, in the table and the page; the newest record wins; a broken one is passed
+over, not crashed on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from kernelgen import cli
+from kernelgen.bench.library import (
+    Availability,
+    HostTarget,
+    LibraryBench,
+    Measurement,
+    Ratio,
+    newest_record,
+)
+
+runner = CliRunner()
+
+
+def invoke(*args: str, width: int = 140):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "out", Console(width=width, highlight=False))
+        result = runner.invoke(cli.app, ["report", *args])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def _m(op: str, impl: str, device_us: float | None = 10.0, **kw) -> Measurement:
+    return Measurement(
+        op=op,
+        shape="1x32000",
+        dims={"rows": 1, "cols": 32000},
+        dtype="bfloat16",
+        decode=True,
+        impl=impl,
+        device_us=device_us,
+        host_us=20.0,
+        **kw,
+    )
+
+
+def _ratio(op: str, impl: str, against: str, geomean: float, worst: float, shape: str, **kw):
+    return Ratio(
+        op=op,
+        metric=kw.pop("metric", "device_us"),
+        against=against,
+        impl=impl,
+        shapes=kw.pop("shapes", 3),
+        geomean=geomean,
+        worst=worst,
+        worst_shape=shape,
+        **kw,
+    )
+
+
+def record(created: str = "2026-12-01T17:14:20+00:00", scale: float = 1.0) -> LibraryBench:
+    """softmax and rms_norm measured (silu_and_mul not); FlagGems did not import, and Liger
+    raised on every softmax shape."""
+    return LibraryBench(
+        created=created,
+        command="python scripts/bench_library.py out.json",
+        budget_s=190.0,
+        environment={"device": "cuda", "gpu": "NVIDIA H200", "interpreter": False},
+        lean_launches=True,
+        availability=[
+            Availability(impl="liger", available=True, version="0.8.5"),
+            Availability(impl="flaggems", available=False, reason="ImportError"),
+        ],
+        measurements=[
+            _m("softmax", "kernelgen_ops"),
+            _m("softmax", "eager"),
+            _m("softmax", "compile"),
+            _m("softmax", "liger", None, error="RuntimeError: too wide"),
+            _m("rms_norm", "kernelgen_ops"),
+            _m("rms_norm", "eager"),
+            _m("rms_norm", "liger"),
+        ],
+        summary=[
+            _ratio("softmax", "kernelgen_ops", "best_peer", 1.1 * scale, 2.5, "1x32000"),
+            # Host time and the eager baseline are not what the page shows.
+            _ratio("softmax", "kernelgen_ops", "best_peer", 9.0, 9.0, "x", metric="host_us"),
+            _ratio("softmax", "kernelgen_ops", "eager", 0.5, 0.9, "x"),
+            _ratio("softmax", "kernelgen_ops[kernel]", "best_peer", 1.05, 1.07, "64x32000"),
+            _ratio("softmax", "routed", "eager", 0.81, 1.0, "16x32000"),
+            _ratio("rms_norm", "kernelgen_ops", "best_peer", 0.9, 1.2, "8x7168", shapes=9),
+            _ratio("rms_norm", "kernelgen_ops[kernel]", "best_peer", 0.95, 1.0, "8x7168"),
+        ],
+        host_target=[
+            HostTarget(
+                op="softmax",
+                impl="kernelgen_ops",
+                decode_shapes=4,
+                worst_excess_us=25.83,
+                worst_shape="64x32000",
+                met=False,
+            ),
+            HostTarget(op="softmax", impl="routed", decode_shapes=4, worst_excess_us=1.0, met=True),
+        ],
+        complete=True,
+    )
+
+
+def write(project, name: str, text: str) -> None:
+    folder = project.root / "evaluations" / "library"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+
+
+def status(*args: str) -> dict[str, dict]:
+    out = invoke("--all", "--json", *args).output
+    return {op["name"]: op for op in json.loads(out.strip().splitlines()[-1])["ops"]}
+
+
+def test_the_record_shows_per_operator(project):
+    write(project, "bench-20261201T171420Z.json", record().model_dump_json())
+    ops = status()
+    assert ops["softmax"]["library"] == {
+        "record": "library/bench-20261201T171420Z.json",
+        "created": "2026-12-01T17:14:20+00:00",
+        "gpu": "NVIDIA H200",
+        "complete": True,
+        "lean_launches": True,
+        "peers": ["eager", "compile"],  # Liger raised on softmax, FlagGems did not import
+        "shapes": 3,
+        "time_over_best_peer": 1.1,
+        "time_over_best_peer_worst": 2.5,
+        "time_over_best_peer_worst_shape": "1x32000",
+        "kernel_time_over_best_peer": 1.05,
+        "routed_time_over_eager": 0.81,
+        "decode_host_excess_us": 25.83,
+        "decode_host_target_met": False,
+    }
+    rms = ops["rms_norm"]["library"]
+    assert rms["peers"] == ["eager", "liger"]
+    assert (rms["time_over_best_peer"], rms["shapes"]) == (0.9, 9)
+    assert rms["routed_time_over_eager"] is None and rms["decode_host_excess_us"] is None
+    # Not in the record: nothing from it.
+    assert ops["silu_and_mul"]["library"] is None
+
+    out = invoke("--all").output
+    assert "1.10× time" in out and "worst 2.50×" in out and "1x32000" in out
+    assert "library bench: evaluations/library/bench-20261201T171420Z.json" in out
+    narrow = invoke("--all", width=80).output
+    assert "vs best peer: 1.10× time · worst 2.50× 1x32000" in narrow
+    assert "…" not in narrow
+    page = (project.root / "evaluations" / "index.html").read_text()
+    assert "vs best peer (library bench)" in page and "1.10× time" in page
+    assert "target ≤ 2 µs: not met" in page
+
+
+def test_the_newest_record_wins(project):
+    # Newest by the time inside, not the file name; a tie goes to the later name.
+    write(project, "bench-a.json", record("2026-12-02T09:00:00+00:00", scale=2).model_dump_json())
+    write(project, "bench-b.json", record("2026-12-01T09:00:00+00:00").model_dump_json())
+    soft = status()["softmax"]["library"]
+    assert soft["record"] == "library/bench-a.json" and soft["time_over_best_peer"] == 2.2
+    write(project, "bench-c.json", record("2026-12-02T09:00:00+00:00", scale=3).model_dump_json())
+    assert newest_record().newest.path == "library/bench-c.json"
+
+
+def test_a_broken_record_is_passed_over(project):
+    write(project, "bench-20261201T000000Z.json", record().model_dump_json())
+    write(project, "bench-20261202T000000Z.json", "{not json")
+    missing = record("2026-12-03T00:00:00+00:00").model_dump()
+    del missing["budget_s"]
+    write(project, "bench-20261203T000000Z.json", json.dumps(missing))
+    bad_time = record("yesterday").model_dump_json()
+    write(project, "bench-20261204T000000Z.json", bad_time)
+
+    found = newest_record()
+    assert found.newest.path == "library/bench-20261201T000000Z.json"
+    reasons = {s.path: s.reason for s in found.skipped}
+    assert "Invalid JSON" in reasons["library/bench-20261202T000000Z.json"]
+    assert "budget_s: Field required" in reasons["library/bench-20261203T000000Z.json"]
+    assert "created is not an ISO time" in reasons["library/bench-20261204T000000Z.json"]
+
+    assert status()["softmax"]["library"]["time_over_best_peer"] == 1.1
+    out = invoke("--all").output
+    assert "library bench: skipped evaluations/library/bench-20261202T000000Z.json" in out
+    page = (project.root / "evaluations" / "index.html").read_text()
+    assert "skipped evaluations/library/bench-20261203T000000Z.json" in page
+
+
+def test_no_record_no_figures(project):
+    write(project, "bench-broken.json", "")
+    ops = status()
+    assert all(op["library"] is None for op in ops.values())
+    assert "library bench: no record under evaluations/library/" in invoke("--all").output
