@@ -68,6 +68,24 @@ class CaseResult(_Record):
 Outcome = Literal["accepted", "accepted-partial", "rejected"]
 
 
+class CallCosts(_Record):
+    """Where the checked calls' time went (cases and checks phases), summed over the calls, in
+    seconds: the runner's parts as it reports them, the judge's as it measures them."""
+
+    calls: int = 0
+    runner_load: float = 0.0
+    runner_flood: float = 0.0
+    runner_call: float = 0.0
+    runner_save: float = 0.0
+    runner_digest: float = 0.0
+    judge_wait: float = Field(0.0, description="waiting for answers (the runner's parts, and IPC)")
+    judge_read: float = Field(0.0, description="loading the outputs onto the judge's device")
+    judge_check: float = Field(0.0, description="values, structure, mutation, aliasing checks")
+
+    def add(self, field: str, seconds: float) -> None:
+        setattr(self, field, round(getattr(self, field) + seconds, 4))
+
+
 class Phases(_Record):
     """Where a verification's wall time went, in seconds."""
 
@@ -80,6 +98,7 @@ class Phases(_Record):
     slowest_compile: str | None = Field(
         None, description="the longest single compile, which bounds the compile phase"
     )
+    calls: CallCosts | None = Field(None, description="the checked calls' time, by part")
 
 
 class Verdict(_Record):

@@ -65,6 +65,14 @@ def verdict_text(v: Verdict) -> Text:
     text.append(
         f"\n  seed {v.seed}, {v.seconds:.1f} s{compiled}, kernels: {', '.join(v.kernels) or '-'}"
     )
+    if ph and ph.calls:
+        c = ph.calls
+        text.append(
+            f"\n  {c.calls} calls: runner load {c.runner_load:.1f}, flood {c.runner_flood:.1f}, "
+            f"call {c.runner_call:.1f}, save {c.runner_save:.1f}, digest {c.runner_digest:.1f}; "
+            f"judge wait {c.judge_wait:.1f}, read {c.judge_read:.1f}, check {c.judge_check:.1f} s",
+            style="dim",
+        )
     if v.sanitized:
         text.append(f"\n  compute-sanitizer clean: {', '.join(v.sanitized)}", style="green")
     return text

@@ -38,10 +38,10 @@ class OpFigures(BaseModel):
     op: str
     verify_cold_s: float | None = None
     verify_warm_s: float | None = None
-    verify_phases_cold: dict[str, float | int | str | None] = Field(default_factory=dict)
-    verify_phases_warm: dict[str, float | int | str | None] = Field(default_factory=dict)
+    verify_phases_cold: dict[str, Any] = Field(default_factory=dict)
+    verify_phases_warm: dict[str, Any] = Field(default_factory=dict)
     verify_in_run_s: float | None = None
-    verify_phases_in_run: dict[str, float | int | str | None] = Field(default_factory=dict)
+    verify_phases_in_run: dict[str, Any] = Field(default_factory=dict)
     verify_outcome: str | None = None
     bench_fresh_peers_s: float | None = None
     bench_cached_peers_s: float | None = None

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from kernelgen.records import CaseResult, Phases, Verdict
+from kernelgen.records import CallCosts, CaseResult, Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.verify import DEFAULT_MEMORY_MB, ahead, checks, sanitizer
 from kernelgen.verify.checks import Failure
@@ -229,6 +229,7 @@ class _Judging:
         self.kernels: set[str] = set()
         self.runner: Runner | None = None
         self.calls = 0
+        self.costs = CallCosts()
 
     def run(self) -> Verdict:
         ev = self.ev
@@ -278,6 +279,7 @@ class _Judging:
         finally:
             if self.runner is not None:
                 self.runner.close()
+            phases.calls = self.costs if self.costs.calls else None
         done = {c.name for c in results}
         for case in self.spec.cases:
             if case.name not in done:
@@ -378,10 +380,13 @@ class _Judging:
 
         for _ in range(WINDOW):
             post()
+        costs = self.costs
         while pending:
             step = pending.popleft()
             name = step.case.name
+            mark = time.monotonic()
             reply = self.runner.receive(self.ev.deadline(name, step.request.repeat), f"case {name}")
+            costs.add("judge_wait", time.monotonic() - mark)
             post()
             out_file = Path(step.request.outputs)
             try:
@@ -389,12 +394,16 @@ class _Judging:
                     raise Rejected(Failure(reply.category, reply.reason))
                 if not reply.ok:
                     raise Rejected(classify(reply.error or Failed(type="Error", message="")))
+                _count(costs, reply)
+                mark, read = time.monotonic(), costs.judge_read
                 self.check_log(reply, step.request.guard or step.request.profile)
                 out, result = self.check_output(
                     reply, out_file, step.truth, step.variant, step.case
                 )
                 if step.then is not None:
                     step.then(reply, out, result)
+                # The checks' time, less the reading of the outputs (judge_read, counted apart).
+                costs.add("judge_check", time.monotonic() - mark - (costs.judge_read - read))
             except Rejected as r:
                 failure = r.failure
                 if step.context:
@@ -430,6 +439,7 @@ class _Judging:
         fail = _structure(reply, inputs.native, self.device)
         if fail:
             raise Rejected(fail)
+        mark = time.monotonic()
         try:
             loaded = torch.load(
                 out_file, map_location=_judge_device(self.device), weights_only=True
@@ -437,6 +447,7 @@ class _Judging:
             out = tuple(loaded) if reply.tuple_out else loaded[0]
         except Exception as e:  # the file is the candidate process's: anything may be in it
             raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
+        self.costs.add("judge_read", time.monotonic() - mark)
         result = self.judge_values(out, inputs, case)
         if reply.input_digests != inputs.digests:
             raise Rejected(Failure("mutation", "an input changed during the call"))
@@ -623,6 +634,13 @@ def _structure(reply: Reply, expected: Any, device: str) -> Failure | None:
         if g.device is None or torch.device(g.device).type != device:
             return Failure("incorrect", f"{label} on {g.device}, expected {device}")
     return None
+
+
+def _count(costs: CallCosts, reply: Reply) -> None:
+    costs.calls += 1
+    if reply.costs is not None:
+        for part in ("load", "flood", "call", "save", "digest"):
+            costs.add(f"runner_{part}", getattr(reply.costs, part))
 
 
 def _lap(mark: float) -> tuple[float, float]:

@@ -111,6 +111,16 @@ class CallLog(_Msg):
     threads: list[str] = Field(default_factory=list)
 
 
+class RunnerCosts(_Msg):
+    """A call's time on the runner's side, in seconds (what the judge cannot see from its own)."""
+
+    load: float = Field(0.0, description="reading the inputs file onto the device")
+    flood: float = Field(0.0, description="filling free device memory before each call")
+    call: float = Field(0.0, description="the candidate's calls, synchronized")
+    save: float = Field(0.0, description="writing the outputs file")
+    digest: float = Field(0.0, description="digests and spans of inputs and kept outputs")
+
+
 class Reply(_Msg):
     ok: bool
     error: Failed | None = None
@@ -129,3 +139,4 @@ class Reply(_Msg):
     log: CallLog | None = None
     cuda_kernels: list[str] | None = Field(None, description="profile: kernels the GPU ran")
     seconds: float = 0.0
+    costs: RunnerCosts | None = Field(None, description="call: where the runner's time went")

@@ -29,6 +29,7 @@ from kernelgen.verify.protocol import (
     Load,
     Reply,
     Request,
+    RunnerCosts,
     TensorMeta,
 )
 
@@ -137,16 +138,23 @@ class Runner:
 
     def call(self, req: Call) -> Reply:
         torch, guard, tensors = self.torch, self.guard, self.tensors
+        costs = RunnerCosts()
+        mark = time.monotonic()
         args = torch.load(req.inputs, map_location=self.device, weights_only=True)
+        self._sync()
         inputs = [a for a in args if isinstance(a, torch.Tensor)]
         log = CallLog()
         cuda_kernels: list[str] | None = None
         start = time.monotonic()
+        costs.load = start - mark
         try:
             with torch.no_grad():
                 for _ in range(req.repeat):
                     out = None  # the last call's result only; earlier ones are freed first
+                    mark = time.monotonic()
                     guard.flood_free_memory(self.device, req.fill)
+                    self._sync()
+                    costs.flood += time.monotonic() - mark
                     if req.profile:
                         out, cuda_kernels, seen = self._profiled(args, req.fill)
                         _merge(log, seen)
@@ -161,13 +169,17 @@ class Runner:
         except BaseException as e:  # noqa: BLE001 - SystemExit too: it is the candidate's
             return Reply(ok=False, error=_failed(e, self.path), log=log)
         seconds = time.monotonic() - start
+        costs.call = seconds - costs.flood
         is_tuple = isinstance(out, (tuple, list))
         leaves = list(out) if is_tuple else [out]
         saved = [x.detach() if type(x) is torch.Tensor else None for x in leaves]
+        mark = time.monotonic()
         torch.save(saved, req.outputs)
+        costs.save = time.monotonic() - mark
         if req.keep:
             self.kept[req.keep] = [x for x in saved if x is not None]
-        return Reply(
+        mark = time.monotonic()
+        reply = Reply(
             ok=True,
             tuple_out=is_tuple,
             leaves=[_leaf(x) for x in leaves],
@@ -179,6 +191,9 @@ class Runner:
             cuda_kernels=cuda_kernels,
             seconds=round(seconds, 4),
         )
+        costs.digest = time.monotonic() - mark
+        reply.costs = RunnerCosts(**{k: round(v, 5) for k, v in costs.model_dump().items()})
+        return reply
 
     # ---- helpers -----------------------------------------------------------------------------
 
