@@ -79,6 +79,8 @@ class Driver:
         root = paths.root()
         keep = [f"evaluations/{r}" for r in self.runs] + ["evaluations/peers", "generated"]
         keep = [k for k in keep if (root / k).exists()]
+        if not keep:  # a project without runs yet (a dry run elsewhere): nothing to carry back
+            return
         subprocess.run(
             ["tar", "czf", str(self.out / "results.tgz"), "--exclude=*.egg-info", *keep],
             cwd=root,
