@@ -336,8 +336,8 @@ def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     3 x its own noise).
 
     A candidate that dominates wins too: one shape faster by more than max(5%, 3 x its noise),
-    none slower by more than max(2%, 3 x its noise), and a geomean above 1. Without it a 16%
-    win on one shape of six, with the rest unchanged, reads as x1.025 and can fall under the bar;
+    none slower by more than max(2%, 3 x its noise), and a geomean above 1. Without it a 12%
+    win on one shape of six, with the rest unchanged, reads as x1.019 and falls under the bar;
     with it, no shape pays for the win by more than the rule can tell apart from no change."""
     lost = [f for f in new.failed if f.who == "candidate"]
     if lost:
