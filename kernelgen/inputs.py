@@ -4,6 +4,11 @@ Values are drawn on the CPU from a torch.Generator, then moved, so one seed give
 on every device. Never zeros: they hide unwritten outputs and run faster than real data. A scalar
 with a draw range is drawn from the same generator for correctness cases (a fresh value each run)
 and takes its `value` for benchmark shapes.
+
+An operator whose inputs have invariants (routing ids distinct per row, say) brings its own maker
+(`make_inputs` in its reference module); `values` and `lay_out` are there for it to draw its
+float tensors the way every other operator's are drawn. What it returns is checked against
+SPEC.inputs (count, shapes, dtypes), so a maker cannot drift from the contract it declares.
 """
 
 from __future__ import annotations
@@ -14,7 +19,17 @@ from typing import Any
 
 import torch
 
-from kernelgen.spec import BenchShape, Case, OpSpec, ScalarInput, Size, TensorInput, resolve_dim
+from kernelgen.errors import SpecError
+from kernelgen.spec import (
+    INTEGER_DTYPES,
+    BenchShape,
+    Case,
+    OpSpec,
+    ScalarInput,
+    Size,
+    TensorInput,
+    resolve_dim,
+)
 
 _DTYPES = {
     "float32": torch.float32,
@@ -36,7 +51,8 @@ def case_seed(base: int, name: str) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
-def _values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
+def values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
+    """float64 values of one distribution (spec.Dist), drawn from `gen`."""
     if dist == "uniform":
         return torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1
     x = torch.randn(shape, generator=gen, dtype=torch.float64)
@@ -107,7 +123,7 @@ def _resolve(t: TensorInput, size: Size | BenchShape) -> list[int]:
     return [resolve_dim(d, size.dims) for d in t.shape]
 
 
-def _lay_out(x: torch.Tensor, layout: str, gen: torch.Generator) -> torch.Tensor:
+def lay_out(x: torch.Tensor, layout: str, gen: torch.Generator) -> torch.Tensor:
     """Same values, another memory layout: padded rows (strided) or column-major (transposed)."""
     if layout == "contiguous" or x.dim() == 0:
         return x
@@ -135,6 +151,7 @@ def make_inputs(
     gen = torch.Generator().manual_seed(seed)
     if spec.make_inputs is not None:
         args = spec.make_inputs(size, dtype, dist, gen)
+        _check_made(spec, size, dtype, args)
         return [a.to(device) if isinstance(a, torch.Tensor) else a for a in args]
     layout = size.layout if isinstance(size, Size) else "contiguous"
     args: list[Any] = []
@@ -144,17 +161,36 @@ def make_inputs(
             continue
         shape = _resolve(item, size)
         name = dtype if item.dtype == "case" else item.dtype
-        if name in ("int32", "int64", "bool"):
-            raise NotImplementedError(
+        if name in INTEGER_DTYPES:
+            raise SpecError(
                 f"{spec.path}: input {item.name!r} is {name}; define make_inputs() for it"
             )
-        values = _values(shape, item.dist or dist, gen) + item.offset
+        drawn = values(shape, item.dist or dist, gen) + item.offset
         # Lay out on the target device: .to() makes a padded (non-dense) view contiguous.
-        x = values.to(torch_dtype(name)).to(device)
+        x = drawn.to(torch_dtype(name)).to(device)
         if item.layout_varies:
-            x = _lay_out(x, layout, gen)
+            x = lay_out(x, layout, gen)
         args.append(x)
     return args
+
+
+def _check_made(spec: OpSpec, size: Size | BenchShape, dtype: str, args: list[Any]) -> None:
+    """A reference's own maker returns what SPEC.inputs declares: one argument per input, each
+    tensor of its declared shape and dtype (the case's, or its own)."""
+    where = f"{spec.path}: make_inputs({size.name!r}, {dtype!r})"
+    if not isinstance(args, (list, tuple)) or len(args) != len(spec.data.inputs):
+        got = len(args) if isinstance(args, (list, tuple)) else type(args).__name__
+        raise SpecError(f"{where}: returned {got}, expected a list of {len(spec.data.inputs)}")
+    for item, a in zip(spec.data.inputs, args, strict=True):
+        if isinstance(item, ScalarInput):
+            if isinstance(a, torch.Tensor):
+                raise SpecError(f"{where}: {item.name!r} is a scalar input, got a tensor")
+            continue
+        want = torch_dtype(dtype if item.dtype == "case" else item.dtype)
+        shape = _resolve(item, size)
+        if not isinstance(a, torch.Tensor) or a.dtype != want or list(a.shape) != shape:
+            got = f"{a.dtype} {list(a.shape)}" if isinstance(a, torch.Tensor) else repr(a)
+            raise SpecError(f"{where}: {item.name!r} is {got}, expected {want} {shape}")
 
 
 def case_inputs(spec: OpSpec, case: Case, seed: int, device: str) -> list[Any]:

@@ -7,8 +7,10 @@ A reference module holds
 - ``cost(dims, itemsize) -> {"bytes": int, "flops": int}``: the bytes that must move and the flops
   that must be done for one call, so every timing can be put against the device's limits
   (itemsize is the case dtype's; an input with a dtype of its own counts its own bytes);
-- optionally ``make_inputs(case, generator) -> list`` and ``compare(out, ref, case) -> str | None``
-  for operators whose inputs have invariants or whose outputs are judged by their own rule;
+- optionally ``make_inputs(size, dtype, dist, generator) -> list`` (size: a correctness Size or
+  a BenchShape; the CPU tensors in the order of SPEC.inputs, checked against it) and
+  ``compare(out, ref, case) -> str | None`` for operators whose inputs have invariants (routing
+  ids, say) or whose outputs are judged by their own rule;
 - optionally ``eager(...)``: the operator as a torch user calls it (a fused torch kernel, say),
   the peer that speed is measured against, eager and under torch.compile. The reference is the
   ground truth and may be written for clarity and float64; it is the peer when there is no
@@ -54,6 +56,9 @@ TensorDType = Literal["case", "float32", "float16", "bfloat16", "int32", "int64"
 # finite entry; specials: normal with a few NaN, +inf and -inf, an all -inf row and a NaN row.
 Dist = Literal["normal", "uniform", "wide", "small", "neg_inf", "specials"]
 Layout = Literal["contiguous", "strided", "transposed"]
+# Index and mask inputs (routing ids, block tables, lengths): their values carry invariants only
+# the operator knows, so the reference draws them itself.
+INTEGER_DTYPES: frozenset[str] = frozenset({"int32", "int64", "bool"})
 
 # (rtol, atol) per dtype: torch.testing's defaults.
 DEFAULT_TOLERANCES: dict[str, tuple[float, float]] = {
@@ -358,6 +363,13 @@ def load_spec(op: str) -> OpSpec:
         data = SpecData.model_validate(raw)
     except ValidationError as e:
         raise SpecError(f"{path}: SPEC.{_first(e)}") from None
+    if not callable(getattr(module, "make_inputs", None)):
+        for i in data.inputs:
+            if isinstance(i, TensorInput) and i.dtype in INTEGER_DTYPES:
+                raise SpecError(
+                    f"{path}: SPEC.inputs.{i.name}: {i.dtype} values need the reference's own "
+                    "make_inputs(size, dtype, dist, generator); the default draws floats only"
+                )
     if not callable(getattr(module, "cost", None)):
         raise SpecError(f"{path}: cost: expected a function cost(dims, itemsize) -> dict")
     params = list(inspect.signature(fn).parameters)

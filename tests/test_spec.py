@@ -247,3 +247,139 @@ def test_router_gemm_compare_rule() -> None:
     nan = ref.clone()
     nan[2, 5] = float("nan")
     assert "at [2, 5]" in (spec.compare(nan, ref, case) or "")
+
+
+INDEXED = (
+    GOOD.replace("def bad(x):", "def bad(x, ids):")
+    .replace(
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}]',
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}, '
+        '{"name": "ids", "shape": ["rows"], "dtype": "int32", "layout_varies": False}]',
+    )
+    .replace("import torch", "import torch\nIDS = torch.int32\nROWS = 0")
+)
+MAKER = """
+def make_inputs(size, dtype, dist, gen):
+    rows, cols = size.dims["rows"], size.dims["cols"]
+    x = torch.randn(rows, cols, generator=gen).to(getattr(torch, dtype))
+    return [x, torch.randperm(rows + ROWS, generator=gen).to(IDS)]
+"""
+
+
+def test_integer_input_needs_the_references_own_maker(project: Path) -> None:
+    _write(project, INDEXED)
+    with pytest.raises(SpecError, match=r"bad\.py: SPEC\.inputs\.ids: int32 values need"):
+        load_spec("bad")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            ("IDS = torch.int32", "IDS = torch.int64"),
+            r"'ids' is torch\.int64 \[2\], expected torch\.int32 \[2\]",
+        ),
+        (("ROWS = 0", "ROWS = 1"), r"'ids' is torch\.int32 \[3\], expected torch\.int32 \[2\]"),
+        (("return [x, ", "return [x, x, "), r"returned 3, expected a list of 2"),
+    ],
+)
+def test_own_maker_is_held_to_the_spec(project: Path, edit: tuple[str, str], message: str) -> None:
+    from kernelgen.inputs import case_inputs
+
+    _write(project, INDEXED + MAKER)
+    spec = load_spec("bad")
+    x, ids = case_inputs(spec, spec.cases[0], seed=0, device="cpu")
+    assert str(ids.dtype) == "torch.int32" and sorted(ids.tolist()) == [0, 1]
+    _write(project, (INDEXED + MAKER).replace(*edit))
+    spec = load_spec("bad")
+    with pytest.raises(SpecError, match=r"bad\.py: make_inputs\('a', 'float32'\): " + message):
+        case_inputs(spec, spec.cases[0], seed=0, device="cpu")
+
+
+def test_fused_moe_spec() -> None:
+    spec = load_spec("fused_moe")
+    assert {c.dtype for c in spec.cases} == {"float16", "bfloat16"}
+    assert all(c.fixed_dtypes == ("float32",) for c in spec.cases)
+    cpu = [c for c in spec.cases if c.interpreter]
+    assert cpu and all(c.dtype == "float16" for c in cpu)
+    dims = [c.dims for c in cpu]
+    # Odd sizes, powers of two, more than one 64-wide block, k=1, k>1 and k=E, every layout of x.
+    assert any(d["H"] % 16 and d["I"] % 16 for d in dims)
+    assert any(_pow2(d["H"]) and _pow2(d["I"]) for d in dims)
+    assert any(d["H"] > 64 for d in dims) and any(d["I"] > 64 for d in dims)
+    assert {1, 2, 3} <= {d["k"] for d in dims} and any(d["k"] == d["E"] for d in dims)
+    assert {c.size.layout for c in cpu} == {"contiguous", "strided", "transposed"}
+    # Interpreter time: a program per token-slot row and per token, ~3 ms each.
+    assert all(d["M"] * d["k"] <= 40 for d in dims)
+    models = {(c.dims["E"], c.dims["k"], c.dims["H"], c.dims["I"]) for c in spec.cases}
+    assert {(128, 8, 2048, 768), (8, 2, 4096, 1792)} <= models
+    assert [(b.dims["M"], b.dims["E"]) for b in spec.data.bench] == [
+        (m, e) for e in (128, 8) for m in (1, 16, 128, 1024, 4096)
+    ]
+    # x and y; w1 (2I x H) and w2 (H x I) of min(E, M*k) = 6 experts; 8 bytes of routing a slot.
+    cost = spec.cost({"M": 2, "E": 8, "k": 3, "H": 5, "I": 7}, "bfloat16")
+    assert cost.bytes == 2 * 2 * 5 * 2 + 6 * 3 * 7 * 5 * 2 + 2 * 3 * 8
+    assert cost.flops == 2 * 3 * (6 * 7 * 5 + 6 * 7 + 2 * 5)
+    decode = spec.cost(spec.data.bench[0].dims, "bfloat16")  # M=1: 8 of 128 experts move
+    assert decode.bytes == 2 * 2048 * 2 + 8 * 3 * 768 * 2048 * 2 + 8 * 8
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fused_moe_routing(seed: int) -> None:
+    """ids distinct per row and in range, weights in (0, 1); each size routes as it is named,
+    and the grid holds k=1 with every token on one expert and experts that get no token."""
+    import torch
+
+    from kernelgen.inputs import case_inputs
+
+    spec = load_spec("fused_moe")
+    one_expert_k1 = idle = False
+    for case in (c for c in spec.cases if c.interpreter):
+        x, w1, w2, tw, ids = case_inputs(spec, case, seed, "cpu")
+        m, e, k = (case.dims[d] for d in ("M", "E", "k"))
+        assert (x.dtype, w1.dtype, w2.dtype) == (torch.float16,) * 3, case.name
+        assert (tw.dtype, ids.dtype) == (torch.float32, torch.int32), case.name
+        assert int(ids.min()) >= 0 and int(ids.max()) < e, case.name
+        assert bool((ids.sort(dim=1).values.diff(dim=1) > 0).all()), case.name
+        assert bool(((tw > 0) & (tw < 1)).all()) and tw.unique().numel() == m * k, case.name
+        used = ids.unique().numel()
+        mode = spec.module.routing(case.size.name)
+        if mode == "one_expert":
+            assert bool((ids[:, 0] == ids[0, 0]).all()), case.name
+            one_expert_k1 |= k == 1 and used == 1
+        if mode == "idle":
+            assert used <= e - min(e - k, e // 2), case.name
+        idle |= used < e
+    assert one_expert_k1 and idle
+
+
+def test_fused_moe_bench_routing_is_balanced() -> None:
+    """Bench shapes touch min(E, M*k) experts, each with M*k/E slots (+-1): cost() is exact."""
+    from kernelgen.inputs import make_inputs
+    from kernelgen.spec import BenchShape
+
+    spec = load_spec("fused_moe")
+    for m, e, k in ((5, 16, 3), (40, 16, 3), (1, 128, 8)):
+        shape = BenchShape(name=f"M{m}", dims={"M": m, "E": e, "k": k, "H": 8, "I": 4})
+        ids = make_inputs(spec, shape, "bfloat16", "normal", m, "cpu")[4]
+        counts = ids.flatten().bincount(minlength=e)
+        assert int((counts > 0).sum()) == min(e, m * k)
+        assert int(counts.max()) - int(counts[counts > 0].min()) <= 1
+
+
+def test_fused_moe_torch_baselines() -> None:
+    """The reference in fp16 is fp32 math rounded once (torch's yardstick for the error ratio),
+    and the eager peer agrees with it: both well inside the verifier's tolerance."""
+    from kernelgen.inputs import case_inputs
+    from kernelgen.verify import checks
+
+    spec = load_spec("fused_moe")
+    for case in (c for c in spec.cases if c.interpreter):
+        args = case_inputs(spec, case, 0, "cpu")
+        ref = spec.reference(*[a.double() if a.is_floating_point() else a for a in args])
+        tol = spec.tolerance(case.dtype, case.dims)
+        for fn in (spec.reference, spec.eager):
+            out = fn(*args)
+            assert checks.values(out, ref, tol)[0] is None, (case.name, fn.__name__)
+            # fp16 rounds to 11 bits: a mean error of about a quarter of 2^-11 relative.
+            assert checks.rel_err(out, ref) < 2**-11, (case.name, fn.__name__)

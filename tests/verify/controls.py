@@ -22,6 +22,15 @@ OPS = {
     ),
     "silu_and_mul": ("x", "(*x.shape[:-1], x.shape[-1] // 2)", "None"),
     "router_gemm": ("x, w", "(x.shape[0], w.shape[0])", "torch.matmul(x.float(), w.T)"),
+    "fused_moe": (
+        "x, w1, w2, topk_weights, topk_ids",
+        "x.shape",
+        # Each token's k experts gathered, both GEMMs as einsums: right on the small cases.
+        "torch.einsum('mk,mkh->mh', topk_weights.to(x.dtype), torch.einsum('mki,mkhi->mkh', "
+        "torch.nn.functional.silu(torch.einsum('mh,mkih->mki', x, "
+        "w1[topk_ids.long()][:, :, : w1.shape[1] // 2])) * torch.einsum('mh,mkih->mki', x, "
+        "w1[topk_ids.long()][:, :, w1.shape[1] // 2 :]), w2[topk_ids.long()]))",
+    ),
 }
 # The output dtype where it is not x's.
 OUT_DTYPE = {"router_gemm": "torch.float32"}
@@ -115,6 +124,11 @@ def _seed(op: str) -> str:
 def noisy(op: str) -> str:
     """The reference plus relative noise of 1e-3: the right shape everywhere, wrong values."""
     src = _seed(op)
+    if op == "fused_moe":
+        store = "    tl.store(y_ptr + m * stride_ym + hs, "
+        assert store in src
+        noise = "(1.0 + 1e-3 * tl.sin(hs.to(tl.float32) * 12.9898))"
+        return src.replace(store, f"    acc = acc * {noise}\n{store}")
     if op == "router_gemm":
         store = "tl.store(y, acc, "
         assert store in src
@@ -138,6 +152,8 @@ def lower_precision(op: str) -> str:
     src = src.replace("tl.float32", "tl.float16")
     if op == "silu_and_mul":
         src = src.replace("tl.exp(-a)", "tl.exp(-a.to(tl.float32)).to(tl.float16)")
+    if op == "fused_moe":
+        src = src.replace("tl.exp(-gate)", "tl.exp(-gate.to(tl.float32)).to(tl.float16)")
     if op == "softmax":
         src = src.replace(
             "num = tl.exp(x - tl.max(x, axis=0))",
@@ -155,6 +171,32 @@ def bf16_weights(op: str) -> str:
     return src.replace(dot, "        w = w.to(tl.bfloat16).to(tl.float32)\n" + dot)
 
 
+def unweighted(op: str) -> str:
+    """The seed with every expert weighted 1: topk_weights read nowhere."""
+    src = _seed(op)
+    load = "weight = tl.load(tw_ptr + m * stride_twm + j * stride_twk)"
+    assert load in src
+    return src.replace(load, "weight = 1.0")
+
+
+def first_slot_only(op: str) -> str:
+    """The seed summing only each token's first expert: right wherever k = 1."""
+    src = _seed(op)
+    loop = "for j in range(0, topk):"
+    assert loop in src
+    return src.replace(loop, "for j in range(0, 1):")
+
+
+def half_intermediate(op: str) -> str:
+    """The seed with silu(gate) * up rounded to x's dtype between the GEMMs, as SGLang's kernels
+    keep it: off by ~2 units of the dtype relative to a token's outputs, so near-zero outputs
+    miss the per-element tolerance (the judge asks for an fp32 intermediate)."""
+    src = _seed(op)
+    act = "act = gate / (1.0 + tl.exp(-gate)) * up"
+    assert act in src
+    return src.replace(act, act + ".to(x_ptr.dtype.element_ty).to(tl.float32)")
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -168,4 +210,7 @@ CONTROLS = {
 # Controls of one operator: (builder, categories, a phrase the reason must hold).
 OP_CONTROLS = {
     ("router_gemm", "bf16_weights"): (bf16_weights, {"incorrect"}, "sqrt(K)"),
+    ("fused_moe", "unweighted"): (unweighted, {"incorrect"}, "entries off"),
+    ("fused_moe", "first_slot_only"): (first_slot_only, {"incorrect"}, "entries off"),
+    ("fused_moe", "half_intermediate"): (half_intermediate, {"incorrect"}, "entries off"),
 }

@@ -62,6 +62,8 @@ HONEST_EXTRA = [
     ("softmax", "softmax_autotuned_persistent.py"),
     # A program per token and a summation order unlike the seed's: ~35 s in the interpreter.
     pytest.param("router_gemm", "router_gemm_gemv.py", marks=pytest.mark.slow),
+    # One fused kernel without the seed's scratch buffer: ~30 s in the interpreter.
+    pytest.param("fused_moe", "fused_moe_fused.py", marks=pytest.mark.slow),
 ]
 
 
