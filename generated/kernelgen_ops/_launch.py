@@ -113,15 +113,20 @@ def host_helpers(namespace: dict[str, Any]) -> None:
     unwrap constexprs first, 5 us a call on CPU against 0.2-0.6 us for the same Python function
     (`.fn`), and a launcher calls them on every call. Ints in, the same function runs; anything
     else, or lean launches off, Triton's own. Left alone when a kernel of the module reads the
-    global `triton` (Triton checks a kernel's globals on launch, and would see it changed)."""
-    if not ACTIVE or namespace.get("triton") is not triton or _INTERPRETED:
+    global `triton` (Triton checks a kernel's globals on launch, and would see it changed), or
+    when a kernel is not a JITFunction under its wrappers (interpreted, or of a kind unknown
+    here), since what it reads is not known."""
+    if not ACTIVE or namespace.get("triton") is not triton:
         return
     read: set[str] = set()
     for value in namespace.values():
+        if not isinstance(value, KernelInterface):
+            continue
         while isinstance(value, KernelInterface) and not isinstance(value, JITFunction):
-            value = getattr(value, "fn", None)
-        if isinstance(value, JITFunction):
-            read |= _names(value.fn.__code__)
+            value = getattr(value, "fn", None)  # an Autotuner's or Heuristics' kernel
+        if not isinstance(value, JITFunction):
+            return
+        read |= _names(value.fn.__code__)
     if "triton" not in read:
         namespace["triton"] = _HOST_TRITON
 
@@ -146,8 +151,6 @@ class _HostTriton(ModuleType):
 
 
 _HOST_TRITON = _HostTriton("triton")
-# Interpreted kernels are not JITFunctions: which globals they read is not known here.
-_INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
 # The plain functions under the ConstexprFunctions (Python functions elsewhere: themselves).
 _CDIV = getattr(triton.cdiv, "fn", triton.cdiv)
 _NEXT_POW2 = getattr(triton.next_power_of_2, "fn", triton.next_power_of_2)

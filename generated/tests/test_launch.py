@@ -368,13 +368,7 @@ def _reads_triton_kernel(y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr, triton.cdiv(n, BLOCK))  # noqa: F821 - a name the kernel reads, never run
 
 
-@pytest.fixture
-def compiled_world(monkeypatch: pytest.MonkeyPatch) -> None:
-    """host_helpers as off the interpreter, whatever the environment running the tests."""
-    monkeypatch.setattr(_launch, "_INTERPRETED", False)
-
-
-def test_host_helpers_compute_what_triton_does(compiled_world) -> None:
+def test_host_helpers_compute_what_triton_does() -> None:
     namespace = {"triton": triton, "_k": JITFunction(_unaligned_ok_kernel)}
     _launch.host_helpers(namespace)
     host = namespace["triton"]
@@ -385,7 +379,7 @@ def test_host_helpers_compute_what_triton_does(compiled_world) -> None:
             assert host.cdiv(n, d) == triton.cdiv(n, d), (n, d)
 
 
-def test_host_helpers_take_tritons_for_anything_but_ints(compiled_world, monkeypatch) -> None:
+def test_host_helpers_take_tritons_for_anything_but_ints(monkeypatch) -> None:
     seen: list[tuple] = []
     monkeypatch.setattr(triton, "cdiv", lambda *a: seen.append(a) or "triton's")
     namespace = {"triton": triton}
@@ -402,7 +396,7 @@ def test_host_helpers_take_tritons_for_anything_but_ints(compiled_world, monkeyp
     assert host.cdiv(8, 2) == 4 and len(seen) == 4
 
 
-def test_host_helpers_leave_a_module_whose_kernels_read_triton(compiled_world) -> None:
+def test_host_helpers_leave_a_module_whose_kernels_read_triton() -> None:
     namespace = {"triton": triton, "_k": JITFunction(_reads_triton_kernel)}
     _launch.host_helpers(namespace)
     assert namespace["triton"] is triton  # Triton would see the global changed and raise
@@ -412,11 +406,16 @@ def test_host_helpers_leave_a_module_whose_kernels_read_triton(compiled_world) -
     assert namespace["triton"] is triton  # found through the autotuner too
 
 
-def test_host_helpers_leave_interpreted_modules_alone(monkeypatch) -> None:
-    monkeypatch.setattr(_launch, "_INTERPRETED", True)
-    namespace = {"triton": triton}
-    _launch.host_helpers(namespace)
-    assert namespace["triton"] is triton
+def test_host_helpers_leave_interpreted_modules_alone() -> None:
+    from triton.runtime.interpreter import InterpretedFunction
+
+    for kernel in (
+        InterpretedFunction(_unaligned_ok_kernel),
+        triton.autotune([triton.Config({})], key=[])(InterpretedFunction(_unaligned_ok_kernel)),
+    ):
+        namespace = {"triton": triton, "_k": kernel}
+        _launch.host_helpers(namespace)
+        assert namespace["triton"] is triton  # what an interpreted kernel reads is not known
 
 
 def test_the_library_modules_get_host_helpers_off_the_interpreter() -> None:
