@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from rich.console import Console
-from typer.testing import CliRunner
+from test_report import invoke as report
 
-from kernelgen import cli
 from kernelgen.bench.library import (
     Availability,
     HostTarget,
@@ -20,15 +17,10 @@ from kernelgen.bench.library import (
     newest_record,
 )
 
-runner = CliRunner()
-
 
 def invoke(*args: str, width: int = 140):
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli, "out", Console(width=width, highlight=False))
-        result = runner.invoke(cli.app, ["report", *args])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    """`kernelgen report ARGS` (test_report's), which must succeed here."""
+    result = report(*args, width=width)
     assert result.exit_code == 0, result.output
     return result
 
