@@ -4,12 +4,15 @@ judges the seed (truth, compiles, a fresh runner) and then a copy of it that dif
 comment (a new candidate of the same run: truth and compiles reused), which is what the loop
 pays per candidate.
     python scripts/profile_verify.py --out DIR [--ops softmax rms_norm silu_and_mul]
-Writes DIR/<op>-phases.json, DIR/<op>-<label>-judge.txt and DIR/<op>-runners/runner-<pid>.txt.
+Writes DIR/<op>-phases.json, DIR/<op>-<label>-judge.txt, DIR/<op>-runners/runner-<pid>.txt and
+DIR/<op>-<label>-calls.jsonl (one line per checked call: when its answer was taken, the runner's
+parts, the bytes of its outputs), the per-call view that the phases' sums hide.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     os.chdir(ROOT)
     from kernelgen.spec import seed_path
+    from kernelgen.verify import judge as judge_module
     from kernelgen.verify.judge import Evaluator
     from kernelgen.verify.sampler import Sampler
 
@@ -47,7 +51,8 @@ def main() -> None:
                 source = path.read_text()
                 judge = Sampler().start()
                 mark = time.monotonic()
-                v = ev.verify(path, source, hashlib.sha256(source.encode()).hexdigest())
+                with _call_trace(judge_module, args.out / f"{op}-{label}-calls.jsonl"):
+                    v = ev.verify(path, source, hashlib.sha256(source.encode()).hexdigest())
                 judge.stop()
                 wall = round(time.monotonic() - mark, 3)
                 if label == "seed":
@@ -67,6 +72,36 @@ def main() -> None:
         os.environ.pop("KERNELGEN_RUNNER_PROFILE", None)
 
 
+@contextlib.contextmanager
+def _call_trace(judge_module, path: Path):  # noqa: ANN001
+    """Every answer the judge counts, as it counts it: the gaps between the lines' times are the
+    calls' wall time, the runner's parts say how much of it the runner saw."""
+    count = judge_module._count
+    start = time.monotonic()
+    with path.open("w") as f:
+
+        def traced(costs, reply):  # noqa: ANN001, ANN202
+            count(costs, reply)
+            nbytes = sum((leaf.span.nbytes if leaf.span else 0) for leaf in reply.leaves)
+            f.write(
+                json.dumps(
+                    {
+                        "t": round(time.monotonic() - start, 4),
+                        "out_bytes": nbytes,
+                        "seconds": reply.seconds,
+                        "costs": reply.costs.model_dump() if reply.costs else None,
+                    }
+                )
+                + "\n"
+            )
+
+        judge_module._count = traced
+        try:
+            yield
+        finally:
+            judge_module._count = count
+
+
 def _round_trips(ev, seed: Path, n: int = 100) -> dict[str, float]:  # noqa: ANN001
     """The floor under a judged call: ms per call on the smallest case, one at a time and
     pipelined, without checks (what the runner and the pipes cost), and the judge's full check
@@ -79,22 +114,33 @@ def _round_trips(ev, seed: Path, n: int = 100) -> dict[str, float]:  # noqa: ANN
     try:
         runner.ask(Load(path=str(seed), entry=ev.spec.name, arg_names=ev.spec.arg_names), 60)
         out = ev.folder / "round-trip.pt"
-        call = Call(inputs=str(truth.variants["a"].file), outputs=str(out))
-        runner.ask(call, 60)  # compiled (loaded from the cache) before the clock starts
+        inputs = truth.variants["a"]
+        lends = ev.device == "cuda"  # as the judge calls: inputs lent, a fresh loan per call
+
+        def call(**update: object) -> Call:
+            return Call(
+                inputs=None if lends else str(inputs.file),
+                shared=inputs.lend() if lends else None,
+                share_outputs=lends,
+                outputs=str(out),
+                **update,  # type: ignore[arg-type]
+            )
+
+        runner.ask(call(), 60)  # compiled (loaded from the cache) before the clock starts
         figures: dict[str, float] = {}
         mark = time.monotonic()
         for _ in range(n):
-            runner.ask(call, 60)
+            runner.ask(call(), 60)
         figures["one_at_a_time_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
         mark = time.monotonic()
         for _ in range(n):
-            runner.send(call)
+            runner.send(call())
         for _ in range(n):
             runner.receive(60)
         figures["pipelined_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
         mark = time.monotonic()
         for _ in range(n):
-            runner.ask(call.model_copy(update={"guard": False, "fill": "none"}), 60)
+            runner.ask(call(guard=False, fill="none"), 60)
         figures["unguarded_ms"] = round(1e3 * (time.monotonic() - mark) / n, 3)
         return figures
     finally:

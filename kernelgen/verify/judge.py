@@ -36,7 +36,7 @@ from kernelgen.verify.checks import Failure
 from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.sandbox import sandbox_env
 from kernelgen.verify.session import Dead, Pool, Runner
-from kernelgen.verify.tensors import overlaps, storage_digest
+from kernelgen.verify.tensors import borrow, overlaps, storage_digest
 from kernelgen.verify.truth import CaseTruth, Inputs, Truths
 
 # A hanging call is found by its deadline: the seed's own time on that case times SLACK, plus an
@@ -349,8 +349,11 @@ class _Judging:
         """One call to make, and what to check of its answer beyond the full check against
         the truth that every call gets."""
         self.calls += 1
+        lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
         request = Call(
-            inputs=str(truth.variants[variant].file),
+            inputs=None if lends else str(truth.variants[variant].file),
+            shared=[] if lends else None,
+            share_outputs=lends,
             outputs=str(self.ev.folder / f"out-{self.calls}.pt"),
             guard=guard,
             fill=fill,  # type: ignore[arg-type]
@@ -375,7 +378,11 @@ class _Judging:
             step = next(queue, None)
             if step is not None:
                 assert self.runner is not None
-                self.runner.send(step.request)
+                request = step.request
+                if request.shared is not None:  # a fresh loan for every call
+                    shared = step.truth.variants[step.variant].lend()
+                    request = request.model_copy(update={"shared": shared})
+                self.runner.send(request)
                 pending.append(step)
 
         for _ in range(WINDOW):
@@ -441,11 +448,14 @@ class _Judging:
             raise Rejected(fail)
         mark = time.monotonic()
         try:
-            loaded = torch.load(
-                out_file, map_location=_judge_device(self.device), weights_only=True
-            )
+            if reply.shared is not None:  # lent by the runner: copied here, the loan ended
+                loaded = [borrow(x) if x is not None else None for x in reply.shared]
+            else:
+                loaded = torch.load(
+                    out_file, map_location=_judge_device(self.device), weights_only=True
+                )
             out = tuple(loaded) if reply.tuple_out else loaded[0]
-        except Exception as e:  # the file is the candidate process's: anything may be in it
+        except Exception as e:  # the file or handle is the candidate process's: anything goes
             raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
         self.costs.add("judge_read", time.monotonic() - mark)
         result = self.judge_values(out, inputs, case)

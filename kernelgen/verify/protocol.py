@@ -3,8 +3,10 @@
 The judge (`verify/judge.py`, in kernelgen's own process) holds the reference, the float64 ground
 truth, the comparisons and the verdict. The candidate's process (`verify/runner.py`, sandboxed)
 holds only the candidate: it is told to load a file, to compile for some argument layouts, or to
-call the entry on inputs read from a file, and it answers with what happened. Tensors travel as
-`torch.save` files in the candidate's work folder; everything else travels here.
+call the entry on inputs, and it answers with what happened. On CUDA, tensors travel by CUDA IPC
+(`Shared`: a storage's handle, the receiver copies device to device and lets it go); on the CPU,
+and under compute-sanitizer, as `torch.save` files in the judge's scratch folder. Everything else
+travels here.
 
 Nothing a runner says is trusted for the values: the judge reads the outputs and compares them
 itself. What it reports about the call (which aten ops ran, which kernels launched, where its
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Msg(BaseModel):
@@ -51,13 +53,41 @@ class Compile(_Msg):
     layouts: list[list[TensorMeta | float | int | bool]]
 
 
+class Shared(_Msg):
+    """A CUDA tensor lent to the other process through CUDA IPC (torch's storage sharing): its
+    whole storage, and the view of it. The borrower copies the storage into memory of its own at
+    once and drops the handle, so nothing it does later can read or write the lender's memory.
+    torch counts the loan: the lender's block is not reused until the borrower has let it go.
+    Host copies and torch.save cost 180 ms for 64 MB on the H200's host, a loan about 1 ms
+    (scripts/transport_bench.py)."""
+
+    device: int
+    handle: str = Field(description="cudaIpcMemHandle of the allocation, base64")
+    nbytes: int = Field(description="the storage's bytes")
+    offset_bytes: int = Field(description="where the storage starts in the allocation")
+    ref_counter: str = Field(description="torch's loan counter: its file, base64")
+    ref_counter_offset: int
+    event: str = Field(description="cudaIpcEventHandle the borrower waits on, base64")
+    event_sync: bool
+    dtype: str
+    shape: list[int]
+    stride: list[int]
+    offset: int = Field(description="the view's offset in the storage, in elements")
+
+
 Fill = Literal["nan", "random", "none"]
 
 
 class Call(_Msg):
     kind: Literal["call"] = "call"
-    inputs: str = Field(description="torch.save file of the argument list")
+    inputs: str | None = Field(None, description="torch.save file of the argument list")
+    shared: list[Shared | float | int | bool] | None = Field(
+        None, description="the argument list, tensors lent by CUDA IPC (instead of `inputs`)"
+    )
     outputs: str = Field(description="where to torch.save the result")
+    share_outputs: bool = Field(
+        False, description="CUDA: lend the result's tensors by IPC instead of saving them"
+    )
     guard: bool = Field(True, description="dispatch guard and launch record on")
     fill: Fill = Field("nan", description="what new allocations and freed device memory hold")
     repeat: int = Field(1, ge=1, description="calls in a row; the last one's result is returned")
@@ -66,6 +96,12 @@ class Call(_Msg):
         default_factory=list, description="kept handles whose digests and spans to report"
     )
     profile: bool = Field(False, description="CUDA: record the kernels of the call")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Call:
+        if (self.inputs is None) == (self.shared is None):
+            raise ValueError("a call takes its arguments from `inputs` or `shared`, exactly one")
+        return self
 
 
 class Exit(_Msg):
@@ -114,10 +150,10 @@ class CallLog(_Msg):
 class RunnerCosts(_Msg):
     """A call's time on the runner's side, in seconds (what the judge cannot see from its own)."""
 
-    load: float = Field(0.0, description="reading the inputs file onto the device")
+    load: float = Field(0.0, description="the inputs onto the device: borrowed, or from a file")
     flood: float = Field(0.0, description="filling free device memory before each call")
     call: float = Field(0.0, description="the candidate's calls, synchronized")
-    save: float = Field(0.0, description="writing the outputs file")
+    save: float = Field(0.0, description="the outputs handed back: lent, or saved to a file")
     digest: float = Field(0.0, description="digests and spans of inputs and kept outputs")
 
 
@@ -138,5 +174,9 @@ class Reply(_Msg):
     kept_spans: dict[str, list[Span]] = Field(default_factory=dict)
     log: CallLog | None = None
     cuda_kernels: list[str] | None = Field(None, description="profile: kernels the GPU ran")
+    shared: list[Shared | None] | None = Field(
+        None,
+        description="call with share_outputs: each output leaf lent by IPC (None: not a tensor)",
+    )
     seconds: float = 0.0
     costs: RunnerCosts | None = Field(None, description="call: where the runner's time went")

@@ -3,10 +3,10 @@ of the judge's. `python -m kernelgen.verify.runner DEVICE REQUEST_FD REPLY_FD`.
 
 It starts warm (torch imported, CUDA initialised, the instruments installed) before it knows which
 candidate it will hold, then serves the judge's requests (protocol.py) one at a time: load the
-candidate, compile for some argument layouts, call the entry on inputs from a file and save what
-it returns. It never sees the reference, the ground truth, the comparisons, the seed or the
-verdict. The protocol runs over two inherited pipe descriptors, not stdout, so whatever the
-candidate prints cannot be read as an answer.
+candidate, compile for some argument layouts, call the entry on inputs (lent by CUDA IPC, or from
+a file) and hand back what it returns (lent, or saved). It never sees the reference, the ground
+truth, the comparisons, the seed or the verdict. The protocol runs over two inherited pipe
+descriptors, not stdout, so whatever the candidate prints cannot be read as an answer.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from kernelgen.verify.protocol import (
     Reply,
     Request,
     RunnerCosts,
+    Shared,
     TensorMeta,
 )
 
@@ -86,6 +87,11 @@ class Runner:
         guard.install(None)
         interpreter.install()
         configs.install(compile_all=compile_only)
+        warm_up = os.environ.get("KERNELGEN_RUNNER_WARMUP", "1") == "1"
+        if device == "cuda" and warm_up and not compile_only:  # compilers make no calls
+            from kernelgen.verify import warmup
+
+            warmup.run(guard, tensors)
         if compile_only:
             _launch_means_compile()
         import triton  # noqa: F401 - imported before the candidate, like everything it uses
@@ -140,7 +146,13 @@ class Runner:
         torch, guard, tensors = self.torch, self.guard, self.tensors
         costs = RunnerCosts()
         mark = time.monotonic()
-        args = torch.load(req.inputs, map_location=self.device, weights_only=True)
+        if self.device == "cuda":
+            torch.cuda.ipc_collect()  # free the outputs the judge has copied and let go
+        if req.shared is not None:  # copies of the judge's, in memory of this process's own
+            args = [tensors.borrow(a) if isinstance(a, Shared) else a for a in req.shared]
+        else:
+            assert req.inputs is not None  # the protocol takes one or the other
+            args = torch.load(req.inputs, map_location=self.device, weights_only=True)
         self._sync()
         inputs = [a for a in args if isinstance(a, torch.Tensor)]
         log = CallLog()
@@ -174,7 +186,12 @@ class Runner:
         leaves = list(out) if is_tuple else [out]
         saved = [x.detach() if type(x) is torch.Tensor else None for x in leaves]
         mark = time.monotonic()
-        torch.save(saved, req.outputs)
+        shared: list[Shared | None] | None = None
+        if req.share_outputs and all(x is None or x.is_cuda for x in saved):
+            # Lent, not copied: torch keeps each block out of reuse until the judge lets it go.
+            shared = [tensors.lend(x) if x is not None else None for x in saved]
+        else:  # the judge reads a file (a CPU leaf, wrong already, still gets its verdict)
+            torch.save(saved, req.outputs)
         costs.save = time.monotonic() - mark
         if req.keep:
             self.kept[req.keep] = [x for x in saved if x is not None]
@@ -190,6 +207,7 @@ class Runner:
             log=log if req.guard or req.profile else None,
             cuda_kernels=cuda_kernels,
             seconds=round(seconds, 4),
+            shared=shared,
         )
         costs.digest = time.monotonic() - mark
         reply.costs = RunnerCosts(**{k: round(v, 5) for k, v in costs.model_dump().items()})

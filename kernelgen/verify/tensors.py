@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import torch
 
-from kernelgen.verify.protocol import Span
+from kernelgen.verify.protocol import Shared, Span
 
 
 def span(t: torch.Tensor) -> Span:
@@ -69,3 +70,74 @@ def fingerprint(raw: torch.Tensor) -> str:
         [(words * _weights(words.numel(), s, words.device)).sum() for s in _STREAMS]
     ).tolist()
     return f"fp{n}:" + "".join(f"{s & ((1 << 64) - 1):016x}" for s in sums)
+
+
+def whole(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
+    """`t` on `device` with its storage whole (a strided view keeps its padding and offset), as
+    torch.save and torch.load would carry it; `Tensor.to` would make it dense. No copy when it is
+    on `device` already."""
+    storage = t.untyped_storage()
+    raw = torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage).to(device)
+    return _view(
+        raw.untyped_storage(), t.dtype, list(t.shape), list(t.stride()), t.storage_offset()
+    )
+
+
+def lend(t: torch.Tensor) -> Shared:
+    """A CUDA tensor's storage, lent by IPC handle. Each loan is counted once: lend again for
+    every borrow (torch releases one count when the borrower's copy of the handle is dropped)."""
+    (device, handle, nbytes, offset_bytes, counter, counter_offset, event, sync) = (
+        t.untyped_storage()._share_cuda_()
+    )
+    return Shared(
+        device=device,
+        handle=_b64(handle),
+        nbytes=nbytes,
+        offset_bytes=offset_bytes,
+        ref_counter=_b64(counter),
+        ref_counter_offset=counter_offset,
+        event=_b64(event),
+        event_sync=sync,
+        dtype=str(t.dtype).removeprefix("torch."),
+        shape=list(t.shape),
+        stride=list(t.stride()),
+        offset=t.storage_offset(),
+    )
+
+
+def borrow(s: Shared) -> torch.Tensor:
+    """A copy, in this process's own memory, of a lent tensor (the whole storage, then the view);
+    the handle is dropped before this returns, which ends the loan."""
+    dtype = getattr(torch, s.dtype)
+    if s.nbytes == 0:  # torch lends no handle for an empty storage
+        empty = torch.empty(0, dtype=torch.uint8, device=f"cuda:{s.device}").untyped_storage()
+        return _view(empty, dtype, s.shape, s.stride, s.offset)
+    lent = torch.UntypedStorage._new_shared_cuda(
+        s.device,
+        base64.b64decode(s.handle),
+        s.nbytes,
+        s.offset_bytes,
+        base64.b64decode(s.ref_counter),
+        s.ref_counter_offset,
+        base64.b64decode(s.event),
+        s.event_sync,
+    )
+    own = torch.empty(s.nbytes, dtype=torch.uint8, device=f"cuda:{s.device}")
+    own.untyped_storage().copy_(lent)
+    torch.cuda.current_stream().synchronize()  # the copy is done before the lender may reuse it
+    del lent
+    return _view(own.untyped_storage(), dtype, s.shape, s.stride, s.offset)
+
+
+def _view(
+    storage: torch.UntypedStorage,
+    dtype: torch.dtype,
+    shape: list[int],
+    stride: list[int],
+    offset: int,
+) -> torch.Tensor:
+    return torch.empty(0, dtype=dtype, device=storage.device).set_(storage, offset, shape, stride)
+
+
+def _b64(raw: bytes | None) -> str:
+    return base64.b64encode(raw or b"").decode()

@@ -1,11 +1,12 @@
 """Ground truth for a run, on the judge's side: computed once per (case, seed), reused for every
 candidate the run judges.
 
-For each case: two input sets (a, b) drawn from the run's seed, saved as files the candidate's
-process loads (their layouts intact: a strided view travels with its padded storage), the float64
-reference and torch's own result in the case dtype, and a digest of every input storage so the
-judge can tell whether a call wrote into its inputs. None of it ever enters the candidate's
-process except the inputs themselves.
+For each case: two input sets (a, b) drawn from the run's seed and kept on the run's device with
+their layouts intact (a strided view keeps its padded storage), the float64 reference and torch's
+own result in the case dtype, and a digest of every input storage so the judge can tell whether a
+call wrote into its inputs. On CUDA the inputs are lent to the candidate's process call by call
+(protocol.Shared); elsewhere, and for compute-sanitizer, they are saved as files it loads. None
+of it ever enters the candidate's process except the inputs themselves.
 """
 
 from __future__ import annotations
@@ -18,19 +19,34 @@ import torch
 
 from kernelgen.inputs import case_inputs, case_seed
 from kernelgen.spec import Case, OpSpec
-from kernelgen.verify.protocol import TensorMeta
-from kernelgen.verify.tensors import storage_digest
+from kernelgen.verify.protocol import Shared, TensorMeta
+from kernelgen.verify.tensors import lend, storage_digest, whole
 
 VARIANTS = ("a", "b")
 
 
 @dataclass
 class Inputs:
-    file: Path
+    args: list[Any]  # on the run's device, each tensor's storage whole
+    where: Path  # the file the inputs are saved to, when a runner loads them from one
     ref: Any  # float64 reference on the upcast inputs
     native: Any  # torch's result in the case dtype: the yardstick of the error ratio
     digests: list[str]  # a digest of each tensor input's storage, before any call
     native_errs: list[float] | None = None  # torch's relative error per output, once known
+
+    @property
+    def file(self) -> Path:
+        """The inputs as a torch.save file, written the first time one is asked for (on CUDA
+        only compute-sanitizer's runners load files)."""
+        if not self.where.exists():
+            partial = self.where.with_suffix(".part")
+            torch.save(self.args, partial)
+            partial.replace(self.where)
+        return self.where
+
+    def lend(self) -> list[Shared | float | int | bool]:
+        """The arguments for one call, tensors lent by CUDA IPC: a fresh loan per call."""
+        return [lend(a) if isinstance(a, torch.Tensor) else a for a in self.args]
 
 
 @dataclass
@@ -95,26 +111,29 @@ class Truths:
         truth = CaseTruth(case=case)
         stem = case.name.replace("/", "-")
         for variant in VARIANTS:
-            # Drawn on the CPU and saved from there, so the candidate's process maps them to its
-            # device with their strides and storage offsets as they are.
+            # Drawn on the CPU (the same values on any device), moved with their strides and
+            # storage offsets as they are.
             args = case_inputs(
                 self.spec, case, case_seed(self.seed, f"{case.name}/{variant}"), "cpu"
             )
-            file = self.folder / f"{stem}-{variant}.pt"
-            torch.save(args, file)
-            on_device = [a.to(self.device) if isinstance(a, torch.Tensor) else a for a in args]
-            with torch.no_grad():
-                ref = self.spec.reference(*_upcast(on_device))
-                native = self.spec.reference(*on_device)
-            truth.variants[variant] = Inputs(
-                file=file,
-                ref=ref,
-                native=native,
+            on_device = [whole(a, self.device) if isinstance(a, torch.Tensor) else a for a in args]
+            inputs = Inputs(
+                args=on_device,
+                where=self.folder / f"{stem}-{variant}.pt",
+                ref=None,
+                native=None,
                 # Where the runner computes its own: on the run's device.
-                digests=[
-                    storage_digest(a, self.device) for a in args if isinstance(a, torch.Tensor)
-                ],
+                digests=[storage_digest(a) for a in on_device if isinstance(a, torch.Tensor)],
             )
+            if self.device == "cpu":  # the runner loads them from the file (no IPC on the CPU)
+                _ = inputs.file
+            # The reference runs on copies: whatever it does to its arguments, the inputs the
+            # candidate gets (and their digests) are the ones drawn.
+            copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in on_device]
+            with torch.no_grad():
+                inputs.ref = self.spec.reference(*_upcast(copies))
+                inputs.native = self.spec.reference(*copies)
+            truth.variants[variant] = inputs
             if variant == "a":
                 truth.layout = meta(args)
         return truth

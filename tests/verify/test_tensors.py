@@ -5,7 +5,8 @@ arithmetic, the same on any device)."""
 import pytest
 import torch
 
-from kernelgen.verify.tensors import fingerprint, storage_digest
+from kernelgen.verify.protocol import Call, Shared
+from kernelgen.verify.tensors import borrow, fingerprint, storage_digest, whole
 
 
 def _raw(t: torch.Tensor) -> torch.Tensor:
@@ -55,3 +56,52 @@ def test_the_gpu_fingerprint_is_the_cpus():
     x = torch.randn(64, 1001, dtype=torch.bfloat16)
     assert fingerprint(_raw(x).cuda()) == fingerprint(_raw(x))
     assert storage_digest(x.cuda()).startswith("fp")
+
+
+def test_whole_keeps_a_views_padding_and_offset():
+    """What the judge keeps and lends is the storage as drawn, padding under a strided view
+    included (`Tensor.to` would make it dense and change its digest)."""
+    base = torch.randn(6, 9, dtype=torch.float16)
+    view = base[1:, 2:7]
+    moved = whole(view, "meta")
+    assert (moved.stride(), moved.storage_offset()) == (view.stride(), view.storage_offset())
+    assert moved.untyped_storage().nbytes() == base.untyped_storage().nbytes()
+    assert view.to("meta").untyped_storage().nbytes() < base.untyped_storage().nbytes()
+
+
+def test_a_call_takes_its_arguments_from_one_place():
+    assert Call(inputs="in.pt", outputs="out.pt").shared is None
+    assert Call(shared=[1.0], outputs="out.pt").inputs is None
+    for bad in ({}, {"inputs": "in.pt", "shared": []}):
+        with pytest.raises(ValueError, match="exactly one"):
+            Call(outputs="out.pt", **bad)
+
+
+_LENDER = """
+import sys, torch
+from kernelgen.verify.tensors import lend
+base = torch.arange(6 * 9, dtype=torch.float32, device="cuda").view(6, 9)
+print(lend(base[1:, 2:7]).model_dump_json(), flush=True)
+sys.stdin.read()  # the lender lives until the borrower is done
+"""
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_loan_crosses_processes_as_the_storage_whole():
+    """The judge's and the runner's tensors cross by CUDA IPC: the borrower gets its own copy
+    of the whole storage, with the view as lent."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LENDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        got = borrow(Shared.model_validate_json(proc.stdout.readline()))
+    finally:
+        proc.communicate("", timeout=60)
+    want = torch.arange(6 * 9, dtype=torch.float32, device="cuda").view(6, 9)[1:, 2:7]
+    assert torch.equal(got, want) and got.stride() == want.stride()
+    assert storage_digest(got) == storage_digest(want)
