@@ -88,10 +88,10 @@ class Runner:
         interpreter.install()
         configs.install(compile_all=compile_only)
         warm_up = os.environ.get("KERNELGEN_RUNNER_WARMUP", "1") == "1"
-        if device == "cuda" and warm_up and not compile_only:  # compilers make no calls
+        if warm_up and not compile_only:  # compilers make no calls
             from kernelgen.verify import warmup
 
-            warmup.run(guard, tensors)
+            warmup.run(guard, tensors, device)
         if compile_only:
             _launch_means_compile()
         import triton  # noqa: F401 - imported before the candidate, like everything it uses
