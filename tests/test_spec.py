@@ -383,3 +383,134 @@ def test_fused_moe_torch_baselines() -> None:
             assert checks.values(out, ref, tol)[0] is None, (case.name, fn.__name__)
             # fp16 rounds to 11 bits: a mean error of about a quarter of 2^-11 relative.
             assert checks.rel_err(out, ref) < 2**-11, (case.name, fn.__name__)
+
+
+def test_decode_attn_spec() -> None:
+    spec = load_spec("decode_attn")
+    assert {c.dtype for c in spec.cases} == {"bfloat16", "float16", "float32"}
+    cpu = [c for c in spec.cases if c.interpreter]
+    assert {c.dtype for c in cpu} == {"float16", "float32"}
+    # Interpreter time: a program per (request, query head), a few ms per page it walks.
+    assert len(cpu) <= 12
+    assert all(c.dims["B"] * c.dims["Hq"] * (c.dims["L"] // 64 + 1) <= 128 for c in cpu)
+    dims = [c.dims for c in cpu]
+    # One token; a length ending mid-page; exactly one page; several lengths in a batch; GQA
+    # ratio 1 and > 1; a head dim no power of two; q strided and column-major.
+    assert any(d["B"] == 1 and d["L"] == 1 for d in dims)
+    assert any(d["L"] % 64 and d["L"] > 64 for d in dims)
+    assert any(d["B"] == 1 and d["L"] == 64 for d in dims)
+    assert any(d["B_long"] < d["B"] for d in dims)
+    assert {d["Hq"] == d["Hkv"] for d in dims} == {True, False}
+    assert any(not _pow2(d["D"]) for d in dims)
+    assert {c.size.layout for c in cpu} == {"contiguous", "strided", "transposed"}
+    assert {"wide", "specials"} <= {c.dist for c in cpu}
+    # Every table row has an entry past its pages and the cache pages no request owns.
+    assert all(d["P"] > -(-d["L"] // 64) for d in (c.dims for c in spec.cases))
+    gpu = [c for c in spec.cases if not c.size.interpreter]
+    assert any((c.dims["Hq"], c.dims["Hkv"], c.dims["D"]) == (32, 8, 128) for c in gpu)
+    assert max(c.dims["L"] for c in gpu) >= 131072
+    assert [b.name for b in spec.data.bench] == [
+        "64x0.5K", "64x4K", "32x128+32x4K", "2x32K+30x4K", "1x64K+15x4K", "1x128K+31x4K"
+    ]  # fmt: skip
+    # The floors of BASELINES.md: live K and V at 4.27 TB/s.
+    floors = [31.4, 251.5, 129.7, 180.7, 121.8, 247.5]
+    for shape, floor in zip(spec.data.bench, floors, strict=True):
+        tokens, _ = spec.module.live_tokens(shape.dims)
+        assert round(tokens * 8 * 128 * 2 * 2 / 4.27e12 * 1e6, 1) == floor, shape.name
+    # 2 requests of 100 and 1 of 10 tokens: 5 pages; K and V, q and out, lengths and table.
+    cost = spec.cost(
+        {"B": 3, "L": 100, "B_long": 2, "L_rest": 10, "Hq": 4, "Hkv": 2, "D": 8, "P": 3, "N": 9},
+        "bfloat16",
+    )
+    assert cost.bytes == 210 * 2 * 8 * 2 * 2 + 2 * 3 * 4 * 8 * 2 + 4 * (3 + 5)
+    assert cost.flops == 210 * 4 * (4 * 8 + 5) + 3 * 4 * 8
+
+
+def _decode_invariants(spec: OpSpec, size, args: list, drawn: bool) -> None:
+    """What make_inputs promises (references/decode_attn.py), for one batch."""
+    _, k_cache, v_cache, table, lens, scale = args
+    d = size.dims
+    others = d["B"] - d["B_long"]
+    lens_l = lens.tolist()
+    assert min(lens_l) >= 1 and max(lens_l) == d["L"], size.name
+    assert sum(n == d["L"] for n in lens_l) >= d["B_long"], size.name
+    if drawn:  # the other requests each drew a length from [1, L_rest]
+        assert all(n <= d["L_rest"] for n in sorted(lens_l)[:others]), size.name
+        lo, hi = spec.module.SPEC["inputs"][-1]["draw"]
+        assert lo <= scale <= hi, size.name
+    else:
+        assert sorted(lens_l) == sorted([d["L"]] * d["B_long"] + [d["L_rest"]] * others)
+        assert scale == 128**-0.5
+    assert int(table.min()) >= 0 and int(table.max()) < d["N"], size.name
+    owned = [table[b, : -(-n // 64)].tolist() for b, n in enumerate(lens_l)]
+    mine = [p for row in owned for p in row]
+    assert len(set(mine)) == len(mine), size.name  # no page is shared or repeated
+    unused = set(range(d["N"])) - set(mine)
+    assert unused, size.name
+    for b, n in enumerate(lens_l):
+        assert set(table[b, -(-n // 64) :].tolist()) <= unused, size.name
+    for cache in (k_cache, v_cache):
+        # Poison everywhere no live token is: whole spare pages and the tail of a last page.
+        assert bool(cache[sorted(unused)].isnan().all()), size.name
+        for b, n in enumerate(lens_l):
+            tokens = cache[owned[b]].flatten(0, 1)
+            assert bool(tokens[n:].isnan().all()), size.name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_decode_attn_inputs(seed: int) -> None:
+    """Pages distinct and owned by one request each, lengths as the size describes them, NaN
+    in every slot past a request's length and every table entry past its pages pointing at a
+    page no request owns; finite live values except under `specials`."""
+    import torch
+
+    from kernelgen.inputs import case_inputs
+
+    spec = load_spec("decode_attn")
+    for case in (c for c in spec.cases if c.interpreter):
+        args = case_inputs(spec, case, seed, "cpu")
+        _decode_invariants(spec, case.size, args, drawn=True)
+        q, k_cache = args[0], args[1]
+        lens, table = args[4].tolist(), args[3]
+        live = torch.cat([
+            k_cache[table[b, : -(-n // 64)].long()].flatten(0, 1)[:n] for b, n in enumerate(lens)
+        ])  # fmt: skip
+        assert bool(live.isfinite().all()) == (case.dist != "specials"), case.name
+        assert q.is_contiguous() == (case.size.layout == "contiguous"), case.name
+
+
+def test_decode_attn_bench_batches() -> None:
+    """Bench batches as named: exact lengths (cost() is exact there), one spare page, a table
+    as wide as the longest request; drawn with 1 head and D = 1 to stay small."""
+    from kernelgen.inputs import make_inputs
+    from kernelgen.spec import BenchShape
+
+    spec = load_spec("decode_attn")
+    for shape in spec.data.bench:
+        small = BenchShape(name=shape.name, dims={**shape.dims, "Hq": 2, "Hkv": 1, "D": 1})
+        args = make_inputs(spec, small, "bfloat16", "normal", 0, "cpu")
+        _decode_invariants(spec, small, args, drawn=False)
+        _, pages = spec.module.live_tokens(shape.dims)
+        assert shape.dims["N"] == pages + 1 and shape.dims["P"] == -(-shape.dims["L"] // 64)
+
+
+def test_decode_attn_torch_baselines() -> None:
+    """The reference in the case dtype is fp32 math rounded once (torch's yardstick for the
+    error ratio), and the SDPA peer agrees with it: both inside the verifier's tolerance, NaN
+    and infinities where float64 has them."""
+    from kernelgen.inputs import case_inputs
+    from kernelgen.verify import checks
+
+    spec = load_spec("decode_attn")
+    for case in (c for c in spec.cases if c.interpreter):
+        args = case_inputs(spec, case, 0, "cpu")
+        up = [a.double() if getattr(a, "is_floating_point", lambda: False)() else a for a in args]
+        ref = spec.reference(*up)
+        tol = spec.tolerance(case.dtype, case.dims)
+        for fn in (spec.reference, spec.eager):
+            out = fn(*args)
+            assert checks.values(out, ref, tol)[0] is None, (case.name, fn.__name__)
+            # fp16: the output's rounding, about a quarter of 2^-11 relative on average; fp32:
+            # the arithmetic's own, a few fp32 units.
+            bound = 2**-11 if case.dtype == "float16" else 2**-20
+            assert checks.rel_err(out, ref) < bound, (case.name, fn.__name__)

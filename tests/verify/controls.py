@@ -31,6 +31,17 @@ OPS = {
         "w1[topk_ids.long()][:, :, : w1.shape[1] // 2])) * torch.einsum('mh,mkih->mki', x, "
         "w1[topk_ids.long()][:, :, w1.shape[1] // 2 :]), w2[topk_ids.long()]))",
     ),
+    "decode_attn": (
+        "q, k_cache, v_cache, block_table, seq_lens, scale",
+        "q.shape",
+        # Every request's whole table row gathered, the tokens past its length zeroed (they hold
+        # NaN) and masked, GQA inside SDPA: right on every case.
+        "torch.nn.functional.scaled_dot_product_attention(q[:, :, None], *(torch.where("
+        "(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, :, None], "
+        "c[block_table.long()].flatten(1, 2).transpose(1, 2), 0) for c in (k_cache, v_cache)), "
+        "attn_mask=(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, None], "
+        "scale=scale, enable_gqa=True)[:, :, 0]",
+    ),
 }
 # The output dtype where it is not x's.
 OUT_DTYPE = {"router_gemm": "torch.float32"}
@@ -55,11 +66,18 @@ def _launcher(op: str, body: str) -> str:
     return f"{_HEADER}\n\ndef {op}({params}):\n{body}"
 
 
+def _first(op: str) -> str:
+    """The operator's first parameter (x, or decode_attn's q): the tensor the generic controls
+    take their dtype and device from, and pass through."""
+    return OPS[op][0].split(",")[0].strip()
+
+
 def zeros(op: str) -> str:
     _, shape, _ = OPS[op]
+    x = _first(op)
     return _launcher(
         op,
-        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, "x.dtype")}, device=x.device)
+        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, f"{x}.dtype")}, device={x}.device)
     _fill_kernel[(triton.cdiv(max(y.numel(), 1), 1024),)](y, y.numel(), WRITE=True, BLOCK=1024)
     return y
 """,
@@ -68,9 +86,10 @@ def zeros(op: str) -> str:
 
 def empty_like(op: str) -> str:
     _, shape, _ = OPS[op]
+    x = _first(op)
     return _launcher(
         op,
-        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, "x.dtype")}, device=x.device)
+        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, f"{x}.dtype")}, device={x}.device)
     _fill_kernel[(1,)](y, 0, WRITE=False, BLOCK=16)
     return y
 """,
@@ -78,10 +97,11 @@ def empty_like(op: str) -> str:
 
 
 def passthrough(op: str) -> str:
-    ret = "x" if op != "silu_and_mul" else "x[..., : x.shape[-1] // 2]"
+    x = _first(op)
+    ret = x if op != "silu_and_mul" else "x[..., : x.shape[-1] // 2]"
     return _launcher(
         op,
-        f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+        f"""    _fill_kernel[(1,)]({x}, 0, WRITE=False, BLOCK=16)
     return {ret}
 """,
     )
@@ -93,7 +113,7 @@ def torch_fallback(op: str) -> str:
         expr = "torch.nn.functional.silu(x[..., : x.shape[-1] // 2]) * x[..., x.shape[-1] // 2 :]"
     return _launcher(
         op,
-        f"""    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
+        f"""    _fill_kernel[(1,)]({_first(op)}, 0, WRITE=False, BLOCK=16)
     return {expr}
 """,
     )
@@ -109,10 +129,11 @@ def hidden_fallback(op: str) -> str:
     return x[..., :d] * x[..., d:]
 """,
         )
+    x = _first(op)
     return _launcher(
         op,
-        """    _fill_kernel[(1,)](x, 0, WRITE=False, BLOCK=16)
-    return x * 1
+        f"""    _fill_kernel[(1,)]({x}, 0, WRITE=False, BLOCK=16)
+    return {x} * 1
 """,
     )
 
@@ -124,6 +145,11 @@ def _seed(op: str) -> str:
 def noisy(op: str) -> str:
     """The reference plus relative noise of 1e-3: the right shape everywhere, wrong values."""
     src = _seed(op)
+    if op == "decode_attn":
+        out = "    out = acc / l_i\n"
+        assert out in src
+        noise = "(1.0 + 1e-3 * tl.sin(ds.to(tl.float32) * 12.9898))"
+        return src.replace(out, f"    out = acc / l_i * {noise}\n")
     if op == "fused_moe":
         store = "    tl.store(y_ptr + m * stride_ym + hs, "
         assert store in src
@@ -154,6 +180,11 @@ def lower_precision(op: str) -> str:
         src = src.replace("tl.exp(-a)", "tl.exp(-a.to(tl.float32)).to(tl.float16)")
     if op == "fused_moe":
         src = src.replace("tl.exp(-gate)", "tl.exp(-gate.to(tl.float32)).to(tl.float16)")
+    if op == "decode_attn":
+        for arg in ("m_i - m_new", "s - m_new"):
+            exp = f"tl.exp({arg})"
+            assert exp in src
+            src = src.replace(exp, f"tl.exp(({arg}).to(tl.float32)).to(tl.float16)")
     if op == "softmax":
         src = src.replace(
             "num = tl.exp(x - tl.max(x, axis=0))",
@@ -197,6 +228,41 @@ def half_intermediate(op: str) -> str:
     return src.replace(act, act + ".to(x_ptr.dtype.element_ty).to(tl.float32)")
 
 
+def ignores_seq_lens(op: str) -> str:
+    """The seed attending over every entry of the request's table row (its row stride is its
+    width: the table is contiguous), not its first seq_lens tokens: reads the NaN past them."""
+    src = _seed(op)
+    load = "n = tl.load(lens_ptr + b * stride_lb)"
+    assert load in src
+    return src.replace(load, "n = stride_tb * PAGE")
+
+
+def whole_pages(op: str) -> str:
+    """The seed with the last page read whole: right wherever a length is a multiple of 64."""
+    src = _seed(op)
+    live = "live = j * PAGE + slots < n"
+    assert live in src
+    return src.replace(live, "live = j * PAGE + slots < tl.cdiv(n, PAGE) * PAGE")
+
+
+def kv_heads_interleaved(op: str) -> str:
+    """The seed mapping query head h to KV head h % Hkv instead of h // group (the other
+    repeat_kv order): right wherever there is one KV head or one query head per KV head."""
+    src = _seed(op)
+    head = "kv_head = h // group"
+    assert head in src
+    return src.replace(head, "kv_head = h % (tl.num_programs(1) // group)")
+
+
+def no_running_max(op: str) -> str:
+    """The seed with a softmax that never subtracts the max: right while the scores stay below
+    exp's fp32 range (88.7), inf / inf past it."""
+    src = _seed(op)
+    line = "m_new = tl.maximum(m_i, tl.max(s, axis=0), propagate_nan=tl.PropagateNan.ALL)"
+    assert line in src
+    return src.replace(line, "m_new = tl.zeros([1], tl.float32)")
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -213,4 +279,8 @@ OP_CONTROLS = {
     ("fused_moe", "unweighted"): (unweighted, {"incorrect"}, "entries off"),
     ("fused_moe", "first_slot_only"): (first_slot_only, {"incorrect"}, "entries off"),
     ("fused_moe", "half_intermediate"): (half_intermediate, {"incorrect"}, "entries off"),
+    ("decode_attn", "ignores_seq_lens"): (ignores_seq_lens, {"incorrect"}, "NaN at"),
+    ("decode_attn", "whole_pages"): (whole_pages, {"incorrect"}, "NaN at"),
+    ("decode_attn", "kv_heads_interleaved"): (kv_heads_interleaved, {"incorrect"}, "entries off"),
+    ("decode_attn", "no_running_max"): (no_running_max, {"incorrect"}, "NaN at"),
 }

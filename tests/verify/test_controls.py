@@ -64,6 +64,8 @@ HONEST_EXTRA = [
     pytest.param("router_gemm", "router_gemm_gemv.py", marks=pytest.mark.slow),
     # One fused kernel without the seed's scratch buffer: ~30 s in the interpreter.
     pytest.param("fused_moe", "fused_moe_fused.py", marks=pytest.mark.slow),
+    # Split-KV with a log-sum-exp merge, a page lookup per token and tl.dot scores: ~15 s.
+    pytest.param("decode_attn", "decode_attn_split.py", marks=pytest.mark.slow),
 ]
 
 
