@@ -108,6 +108,7 @@ class Evaluator:
         self.truths = Truths(self.spec, self.seed, _judge_device(device), self.folder / "truth")
         self.case_seconds: dict[str, float] = {}
         self.judged: dict[str, Verdict] = {}
+        self._bench_layouts: list[tuple[str, ahead.Layout]] | None = None
         extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
         # On CUDA the compile-ahead runners write Triton's cache (paths.triton_cache()), the
         # judging runner and the benchmark only load from it.
@@ -189,10 +190,11 @@ class Evaluator:
             ahead.Job(path, layout, name)
             for name, layout in self.truths.layouts(self.cases())  # computed already
         ]
-        jobs += [
-            ahead.Job(path, ahead.bench_layout(self.spec, shape), f"bench {shape.name}")
-            for shape in self.spec.data.bench
-        ]
+        if self._bench_layouts is None:  # drawn once per run (an input maker draws on the CPU)
+            self._bench_layouts = [
+                (shape.name, ahead.bench_layout(self.spec, shape)) for shape in self.spec.data.bench
+            ]
+        jobs += [ahead.Job(path, layout, f"bench {name}") for name, layout in self._bench_layouts]
         seconds, misses = ahead.compile_ahead(self.spec, self.compilers, jobs)
         timed = [j for j in jobs if j.seconds is not None]
         if phases is not None and timed:

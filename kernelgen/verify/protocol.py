@@ -58,6 +58,8 @@ class Shared(_Msg):
     whole storage, and the view of it. The borrower copies the storage into memory of its own at
     once and drops the handle, so nothing it does later can read or write the lender's memory.
     torch counts the loan: the lender's block is not reused until the borrower has let it go.
+    A runner killed with calls still queued never ends their loans of the judge's inputs: torch
+    keeps those blocks (at most the judge's window of calls) until the judge's process exits.
     Host copies and torch.save cost 180 ms for 64 MB on the H200's host, a loan about 1 ms
     (scripts/transport_bench.py)."""
 

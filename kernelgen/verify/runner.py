@@ -189,7 +189,12 @@ class Runner:
         shared: list[Shared | None] | None = None
         if req.share_outputs and all(x is None or x.is_cuda for x in saved):
             # Lent, not copied: torch keeps each block out of reuse until the judge lets it go.
-            shared = [tensors.lend(x) if x is not None else None for x in saved]
+            try:
+                shared = [tensors.lend(x) if x is not None else None for x in saved]
+            except RuntimeError as e:  # memory torch cannot share (not its allocator's)
+                failed = _failed(e, None)
+                failed.message = f"its output could not be lent to the judge: {failed.message}"
+                return Reply(ok=False, error=failed, log=log)
         else:  # the judge reads a file (a CPU leaf, wrong already, still gets its verdict)
             torch.save(saved, req.outputs)
         costs.save = time.monotonic() - mark
