@@ -53,13 +53,11 @@ def decode_attn(
     # At least fp32; float64 when the harness evaluates the ground truth on upcast inputs. In the
     # case dtype this is torch's yardstick for the error ratio: fp32 throughout, rounded once.
     acc = torch.promote_types(q.dtype, torch.float32)
-    _, heads, head_dim = q.shape
+    heads = q.shape[1]
     kv_heads = k_cache.shape[2]
     out = torch.empty(q.shape, dtype=acc, device=q.device)
     for b, n in enumerate(seq_lens.tolist()):
-        pages = block_table[b, : -(-n // PAGE)].long()
-        k = k_cache[pages].reshape(-1, kv_heads, head_dim)[:n].to(acc)
-        v = v_cache[pages].reshape(-1, kv_heads, head_dim)[:n].to(acc)
+        k, v = (_live(c, block_table[b], n).to(acc) for c in (k_cache, v_cache))
         # (n, Hkv, D) -> (n, Hq, D): query head h reads KV head h // group.
         k = k.repeat_interleave(heads // kv_heads, dim=1)
         v = v.repeat_interleave(heads // kv_heads, dim=1)
@@ -98,9 +96,8 @@ def eager(
     k = torch.zeros(batch, longest, kv_heads, head_dim, dtype=torch.float32, device=q.device)
     v = torch.zeros_like(k)
     for b, n in enumerate(lens):
-        pages = block_table[b, : -(-n // PAGE)].long()
-        k[b, :n] = k_cache[pages].reshape(-1, kv_heads, head_dim)[:n]
-        v[b, :n] = v_cache[pages].reshape(-1, kv_heads, head_dim)[:n]
+        k[b, :n] = _live(k_cache, block_table[b], n)
+        v[b, :n] = _live(v_cache, block_table[b], n)
     live = torch.arange(longest, device=q.device) < seq_lens[:, None]
     out = F.scaled_dot_product_attention(
         q.float().reshape(batch, kv_heads, group, head_dim),
@@ -110,6 +107,11 @@ def eager(
         scale=scale,
     )
     return out.reshape(batch, heads, head_dim).to(q.dtype)
+
+
+def _live(cache: torch.Tensor, pages: torch.Tensor, n: int) -> torch.Tensor:
+    """A request's first n tokens, (n, Hkv, D), gathered from its pages of the cache."""
+    return cache[pages[: -(-n // PAGE)].long()].flatten(0, 1)[:n]
 
 
 def live_tokens(dims: dict[str, int]) -> tuple[int, int]:

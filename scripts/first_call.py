@@ -1,7 +1,8 @@
 """Where a runner's first judged call goes (issue [E]): one operator's seed loaded into a runner
 made in this process (the judge's runner code, no sandbox), its first call and the next one timed,
 the first under cProfile; once with the runner's warm-up launch and once without, each in a fresh
-process. Triton's cache is the judge's (warm it first: a verify of the seed).
+process. Triton's cache is the judge's (warm it first: a verify of the seed). The inputs come from
+files (the CPU's route; the CUDA judge lends them), so torch.load's own first use is in the figure.
     python scripts/first_call.py OUT_DIR [--op rms_norm]
 Writes OUT_DIR/first_call-<mode>.txt (timings, then the profile's top functions) and prints the
 timings.
