@@ -1,13 +1,16 @@
 """Seeded inputs for a correctness case or a benchmark shape.
 
-Values are drawn on the CPU from a torch.Generator, then moved, so one seed gives the same inputs
-on every device. Never zeros: they hide unwritten outputs and run faster than real data. A scalar
-with a draw range is drawn from the same generator for correctness cases (a fresh value each run)
-and takes its `value` for benchmark shapes.
+A correctness case's values are drawn on the CPU from a torch.Generator, then moved, so one seed
+gives the same inputs on every device. A benchmark shape's are drawn on the device they are for
+(no other device compares with them): on the CPU, the large shapes' draws were most of a bench.
+Never zeros: they hide unwritten outputs and run faster than real data. A scalar with a draw
+range is drawn from the same generator for correctness cases (a fresh value each run) and takes
+its `value` for benchmark shapes.
 
 An operator whose inputs have invariants (routing ids distinct per row, say) brings its own maker
 (`make_inputs` in its reference module); `values` and `lay_out` are there for it to draw its
-float tensors the way every other operator's are drawn. What it returns is checked against
+float tensors the way every other operator's are drawn, and its factories (arange, full,
+randperm) make their tensors on the generator's device. What it returns is checked against
 SPEC.inputs (count, shapes, dtypes), so a maker cannot drift from the contract it declares.
 """
 
@@ -148,7 +151,17 @@ def make_inputs(
     device: str,
 ) -> list[Any]:
     """Positional arguments for the operator, in the order of SPEC.inputs."""
-    gen = torch.Generator().manual_seed(seed)
+    where = device if isinstance(size, BenchShape) else "cpu"
+    gen = torch.Generator(where).manual_seed(seed)
+    if where == "cpu":
+        return _made(spec, size, dtype, dist, gen, device)
+    with torch.device(where):  # a maker's factories follow the draw onto the device
+        return _made(spec, size, dtype, dist, gen, device)
+
+
+def _made(
+    spec: OpSpec, size: Size | BenchShape, dtype: str, dist: str, gen: torch.Generator, device: str
+) -> list[Any]:
     if spec.make_inputs is not None:
         args = spec.make_inputs(size, dtype, dist, gen)
         _check_made(spec, size, dtype, args)

@@ -125,3 +125,27 @@ def test_hard_coded_eps_fails_somewhere_on_normal_values(rms: OpSpec) -> None:
             ref = rms.reference(x.double(), w.double(), eps)
             failed.append(_fails(rms.reference(x, w, 1e-6), ref, rms, case))
         assert any(failed), base
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize("op", ["softmax", "fused_moe", "decode_attn"])
+def test_bench_inputs_are_drawn_on_the_device(op: str) -> None:
+    """A bench shape's inputs are drawn on CUDA (a maker's factories included) and keep the
+    layout and dtypes the CPU draw gives; a correctness case is still drawn on the CPU."""
+    spec = load_spec(op)
+    shape = min(spec.data.bench, key=lambda s: math.prod(s.dims.values()))
+    on_gpu = make_inputs(spec, shape, shape.dtype, "normal", 7, "cuda")
+    on_cpu = make_inputs(spec, shape, shape.dtype, "normal", 7, "cpu")
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        if isinstance(c, torch.Tensor):
+            assert g.device.type == "cuda"
+            assert (g.shape, g.stride(), g.dtype) == (c.shape, c.stride(), c.dtype)
+        else:
+            assert g == c
+    case = spec.cases[0]
+    a = case_inputs(spec, case, 3, "cuda")
+    b = case_inputs(spec, case, 3, "cpu")
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, torch.Tensor):
+            torch.testing.assert_close(x.cpu(), y, equal_nan=True, rtol=0, atol=0)

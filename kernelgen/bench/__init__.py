@@ -188,7 +188,7 @@ def compile_variants(spec: OpSpec, sources: list[str], shapes: list[str]) -> flo
     from kernelgen.verify import DEFAULT_MEMORY_MB, ahead
 
     by_name = {s.name: s for s in spec.data.bench}
-    layouts = [(n, ahead.bench_layout(spec, by_name[n])) for n in shapes]
+    layouts = [(n, ahead.bench_layout(spec, by_name[n], "cuda")) for n in shapes]
     with tempfile.TemporaryDirectory(prefix="kernelgen-tune-ahead-") as tmp:
         jobs = []
         for i, source in enumerate(sources):

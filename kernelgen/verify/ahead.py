@@ -69,21 +69,47 @@ def _size(job: Job) -> int:
     return max((a.storage for a in job.layout if isinstance(a, TensorMeta)), default=0)
 
 
-def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job]) -> tuple[float, list[Miss]]:
-    """Compile the jobs on the pool's runners, each taking the next job from one shared queue
-    as it finishes the last (fixed shares left the wall time to the unluckiest share: 10 s
-    where the slowest compile took 3.5, on the H200); returns the wall seconds and the jobs
-    that failed."""
-    if not jobs:
-        return 0.0, []
-    start = time.monotonic()
-    runners = pool.take_many(min(pool.size, len(jobs)))
-    queue = deque(sorted(jobs, key=_size, reverse=True))
-    lock = threading.Lock()
+class Feed:
+    """The compile runners' one shared queue, open to jobs that become known while they work
+    (a case's layout once its ground truth is drawn): each runner takes the next job as it
+    finishes the last, and stops when the feed is closed and empty. Fixed shares left the wall
+    time to the unluckiest share: 10 s where the slowest compile took 3.5, on the H200."""
 
-    def take() -> Job | None:
-        with lock:
-            return queue.popleft() if queue else None
+    def __init__(self, jobs: list[Job] | None = None):
+        self._queue = deque(sorted(jobs or [], key=_size, reverse=True))
+        self._cv = threading.Condition()
+        self._closed = False
+
+    def put(self, job: Job) -> None:
+        with self._cv:
+            self._queue.append(job)
+            self._cv.notify()
+
+    def close(self) -> None:
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def take(self) -> Job | None:
+        with self._cv:
+            while not self._queue and not self._closed:
+                self._cv.wait()
+            return self._queue.popleft() if self._queue else None
+
+
+def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job] | Feed) -> tuple[float, list[Miss]]:
+    """Compile the jobs on the pool's runners (a list: all known now; a Feed: until it is
+    closed); returns the wall seconds and the jobs that failed."""
+    if isinstance(jobs, list):
+        if not jobs:
+            return 0.0, []
+        feed, n = Feed(jobs), min(pool.size, len(jobs))
+        feed.close()
+    else:
+        feed, n = jobs, pool.size
+    start = time.monotonic()
+    runners = pool.take_many(n)
+    take = feed.take
 
     def work(runner: Runner) -> list[Miss]:
         misses: list[Miss] = []
@@ -115,16 +141,17 @@ def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job]) -> tuple[float, lis
     return time.monotonic() - start, found
 
 
-def bench_layout(spec: OpSpec, shape: BenchShape) -> Layout:
+def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout:
     """The layout of a bench shape's arguments, described without making its (large) tensors.
-    An operator with its own input maker draws them once, on the CPU."""
+    An operator with its own input maker draws them once, on `device` (on the H200's CPU,
+    decode_attn's took 6.7 s a run)."""
     import torch
 
     from kernelgen.inputs import make_inputs, torch_dtype
     from kernelgen.verify.truth import meta
 
     if spec.make_inputs is not None:
-        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, "cpu"))
+        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, device))
     out: Any = []
     for item in spec.data.inputs:
         if not isinstance(item, TensorInput):

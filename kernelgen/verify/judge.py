@@ -23,6 +23,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.sandbox import sandbox_env
 from kernelgen.verify.session import Dead, Pool, Runner
 from kernelgen.verify.tensors import borrow, overlaps, storage_digest
-from kernelgen.verify.truth import CaseTruth, Inputs, Truths
+from kernelgen.verify.truth import CaseTruth, Inputs, Truths, compile_key
 
 # A hanging call is found by its deadline: the seed's own time on that case times SLACK, plus an
 # allowance (a compile the ahead-of-time pass missed), never past the cap. Without the seed's
@@ -177,35 +178,58 @@ class Evaluator:
     def cases(self) -> list[Case]:
         return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
 
-    def precompile(
-        self, path: Path, phases: Phases | None = None
-    ) -> tuple[float, Failure | None, str | None]:
-        """Every specialization the case grid and the bench shapes need, compiled in parallel
-        into Triton's cache. Returns the seconds, a compile failure and where it happened; a
-        failure of another kind is left for the judging runner to meet with the case in hand.
-        `phases` gets the count and the slowest compile (a floor no parallelism lowers)."""
+    def prepare(self, path: Path, phases: Phases) -> tuple[Failure | None, str | None]:
+        """Ground truth (computed once per run) and every specialization the case grid and the
+        bench shapes need, compiled in parallel into Triton's cache, side by side: the bench
+        layouts go to the compile runners first, each case's layout as soon as its truth is
+        drawn (the reference runs on the judge's device, the compiles in other processes; one
+        after the other they cost a fresh judge 10 s on the H200). Returns a compile failure
+        and where it happened; a failure of another kind is left for the judging runner to
+        meet with the case in hand. `phases` gets both times, the count and the slowest
+        compile (a floor no parallelism lowers)."""
+        mark = time.monotonic()
         if self.compilers is None:
-            return 0.0, None, None
-        jobs = [
-            ahead.Job(path, layout, name)
-            for name, layout in self.truths.layouts(self.cases())  # computed already
-        ]
+            self.truths.prepare(self.cases())
+            phases.truth = round(time.monotonic() - mark, 3)
+            return None, None
         if self._bench_layouts is None:  # drawn once per run (an input maker draws on the CPU)
             self._bench_layouts = [
-                (shape.name, ahead.bench_layout(self.spec, shape)) for shape in self.spec.data.bench
+                (shape.name, ahead.bench_layout(self.spec, shape, self.truths.device))
+                for shape in self.spec.data.bench
             ]
-        jobs += [ahead.Job(path, layout, f"bench {name}") for name, layout in self._bench_layouts]
-        seconds, misses = ahead.compile_ahead(self.spec, self.compilers, jobs)
+        jobs = [ahead.Job(path, layout, f"bench {name}") for name, layout in self._bench_layouts]
+        feed = ahead.Feed(jobs)
+        seen: set[str] = set()
+
+        def ready(case: Case, truth: CaseTruth) -> None:
+            key = compile_key(truth.layout)
+            if key not in seen:  # cases that differ only in values share a compile
+                seen.add(key)
+                jobs.append(job := ahead.Job(path, truth.layout, case.name))
+                feed.put(job)
+
+        def draw() -> None:
+            try:
+                self.truths.prepare(self.cases(), done=ready)
+            finally:
+                phases.truth = round(time.monotonic() - mark, 3)
+                feed.close()
+
+        with ThreadPoolExecutor(1) as ex:
+            drawing = ex.submit(draw)
+            seconds, misses = ahead.compile_ahead(self.spec, self.compilers, feed)
+            phases.compile = round(seconds, 3)
+            drawing.result()  # a reference that raised is kernelgen's error, not a verdict
         timed = [j for j in jobs if j.seconds is not None]
-        if phases is not None and timed:
+        if timed:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
             phases.compiles = len(jobs)
             phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
         for miss in misses:
             failure = classify(miss.error) if miss.error is not None else None
             if failure is not None and failure.category == "compile":
-                return seconds, failure, miss.job.name
-        return seconds, None, None
+                return failure, miss.job.name
+        return None, None
 
 
 Then = Callable[[Reply, Any, CaseResult], None]
@@ -242,10 +266,8 @@ class _Judging:
         sanitized: list[str] = []
         try:
             mark = time.monotonic()
-            ev.truths.prepare(ev.cases())
-            phases.truth, mark = _lap(mark)
-            _, failure, where = ev.precompile(self.path, phases)
-            phases.compile, mark = _lap(mark)
+            failure, where = ev.prepare(self.path, phases)  # truth and compiles: they overlap
+            mark = time.monotonic()
             if failure is not None:
                 raise Rejected(failure, where)
             self.runner = ev.pool.take()

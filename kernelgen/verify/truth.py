@@ -11,6 +11,7 @@ of it ever enters the candidate's process except the inputs themselves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,19 +89,29 @@ class Truths:
         folder.mkdir(parents=True, exist_ok=True)
         self._cases: dict[str, CaseTruth] = {}
 
-    def prepare(self, cases: list[Case], threads: int = 8) -> None:
-        """Compute what is missing, several cases at once: drawing inputs, saving them and the
-        float64 reference are torch work that runs outside the GIL."""
-        from concurrent.futures import ThreadPoolExecutor
+    def prepare(
+        self,
+        cases: list[Case],
+        threads: int = 8,
+        done: Callable[[Case, CaseTruth], None] | None = None,
+    ) -> None:
+        """Compute what is missing, several cases at once: drawing inputs and the float64
+        reference are torch work that runs outside the GIL. `done` is told of every case as it
+        is ready: those computed already first, the others in the order they finish."""
+        from concurrent.futures import ThreadPoolExecutor, as_completed
 
         missing = [c for c in cases if c.name not in self._cases]
-        if len(missing) <= 1:
-            for c in missing:
-                self.get(c)
-            return
-        with ThreadPoolExecutor(min(threads, len(missing))) as ex:
-            for case, truth in zip(missing, ex.map(self._compute, missing), strict=True):
+        if done is not None:
+            for case in cases:
+                if case.name in self._cases:
+                    done(case, self._cases[case.name])
+        with ThreadPoolExecutor(max(1, min(threads, len(missing)))) as ex:
+            futures = {ex.submit(self._compute, c): c for c in missing}
+            for future in as_completed(futures):
+                case, truth = futures[future], future.result()
                 self._cases[case.name] = truth
+                if done is not None:
+                    done(case, truth)
 
     def get(self, case: Case) -> CaseTruth:
         if case.name not in self._cases:
@@ -138,20 +149,13 @@ class Truths:
                 truth.layout = meta(args)
         return truth
 
-    def layouts(self, cases: list[Case]) -> list[tuple[str, list[TensorMeta | float | int | bool]]]:
-        """The distinct argument layouts of these cases, each with the first case that has it:
-        what Triton specializes on (values never matter to a compile, so cases that differ only
-        in values, or in a float scalar, share one)."""
-        seen: dict[str, tuple[str, list[TensorMeta | float | int | bool]]] = {}
-        for case in cases:
-            layout = self.get(case).layout
-            key = repr([_compile_key(m) for m in layout])
-            seen.setdefault(key, (case.name, layout))
-        return list(seen.values())
 
-
-def _compile_key(m: TensorMeta | float | int | bool) -> object:
-    # Triton specializes ints (on 1 and on divisibility by 16) but never a float's value.
-    if isinstance(m, TensorMeta):
-        return m.model_dump()
-    return "float" if isinstance(m, float) else m
+def compile_key(layout: list[TensorMeta | float | int | bool]) -> str:
+    """What of a layout a compile depends on: Triton specializes ints (on 1 and on
+    divisibility by 16) but never a float's value."""
+    return repr(
+        [
+            m.model_dump() if isinstance(m, TensorMeta) else "float" if isinstance(m, float) else m
+            for m in layout
+        ]
+    )

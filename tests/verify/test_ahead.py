@@ -87,3 +87,34 @@ def test_a_dead_runner_leaves_its_queue_to_the_others(tmp_path: Path) -> None:
     # The odd layout comes first (and is the largest): with fixed shares, every second job after
     # it died with its runner.
     assert all(j.seconds is not None for j in jobs if j is not misses[0].job)
+
+
+def test_a_feed_takes_jobs_while_the_runners_work(tmp_path: Path) -> None:
+    """The judge feeds each case's layout as its ground truth is drawn: jobs put after the
+    runners started are compiled too, and the runners stop only once the feed is closed."""
+    import threading
+
+    spec = load_spec("softmax")
+    seed = ROOT / "seeds" / "softmax.py"
+    small = [s for s in spec.data.sizes if s.interpreter][:3]
+    from kernelgen.spec import BenchShape
+
+    jobs = [
+        ahead.Job(
+            seed,
+            ahead.bench_layout(spec, BenchShape(name=s.name, dims=s.dims, dtype="float32")),
+            s.name,
+        )
+        for s in small
+    ]
+    feed = ahead.Feed(jobs[:1])
+    pool = ahead.compile_pool(4096, 2, tmp_path / "runners", device="cpu")
+    later = threading.Timer(1.0, lambda: ([feed.put(j) for j in jobs[1:]], feed.close()))
+    later.start()
+    try:
+        _, misses = ahead.compile_ahead(spec, pool, feed)
+    finally:
+        later.cancel()
+        pool.close()
+    assert misses == []
+    assert all(j.seconds is not None for j in jobs)
