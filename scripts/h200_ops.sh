@@ -3,13 +3,13 @@
 # case (`kernelgen verify --json`), then `kernelgen bench OP --seed` (peers timed in the same run;
 # the record lands under evaluations/OP/). Each step has its own time limit; every file it
 # writes goes into $OUT/results.tgz (evaluations/OP and the step logs), re-packed after each
-# step, so a call cut short keeps what finished.
+# step (with evaluations/peers, which a bench refreshes), so a call cut short keeps what finished.
 #   [VERIFY_S=150] [BENCH_S=180] [STEPS="verify bench"] bash scripts/h200_ops.sh OP [OP ...]
 . scripts/h200_env.sh
 ops=("$@")
 logs="$OUT/logs"
 mkdir -p "$logs"
-pack() { tar czf "$OUT/results.tgz" "${ops[@]/#/evaluations/}" -C "$OUT" logs 2>/dev/null; }
+pack() { tar czf "$OUT/results.tgz" "${ops[@]/#/evaluations/}" evaluations/peers -C "$OUT" logs 2>/dev/null; }
 trap pack EXIT
 has() { [[ " ${STEPS:-verify bench} " == *" $1 "* ]]; }
 

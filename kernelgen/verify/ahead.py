@@ -10,6 +10,7 @@ strides, dtypes, scalars), not a tensor.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -95,6 +96,63 @@ class Feed:
             while not self._queue and not self._closed:
                 self._cv.wait()
             return self._queue.popleft() if self._queue else None
+
+    def wait(self) -> bool:
+        """Whether there is anything to compile: blocks until a job is put or the feed closes."""
+        with self._cv:
+            while not self._queue and not self._closed:
+                self._cv.wait()
+            return bool(self._queue)
+
+
+def specialization(layout: Layout) -> str:
+    """What of a layout a compile depends on: per tensor its dtype and shape (a launcher sizes
+    its blocks from it), and for each stride and the data pointer only what Triton specializes
+    on (equal to 1, divisible by 16); ints whole, floats not at all. Two runs' padded layouts
+    differ in their padding (drawn per run), mostly not in this."""
+    out: list[object] = []
+    for m in layout:
+        if isinstance(m, TensorMeta):
+            size = _ITEMSIZE.get(m.dtype, 1)
+            out.append(
+                (m.dtype, m.shape, [(s == 1, s % 16 == 0) for s in m.stride], m.offset * size % 16)
+            )
+        else:
+            out.append("float" if isinstance(m, float) else m)
+    return repr(out)
+
+
+_ITEMSIZE = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "bfloat16": 2, "float16": 2}
+
+
+class Compiled:
+    """The specializations one source has been compiled ahead for, kept in the Triton cache
+    they went into: a later run of the same source (a seed, a kept candidate) compiles ahead
+    only what is new, and with nothing new starts no compile runner. On the H200 a fresh judge
+    of a cached seed started 12 compile runners to load 55 binaries, and their start held the
+    judging runner back 13 s. Only the compile-ahead trusts this index: a specialization it
+    wrongly calls done is compiled by the judging runner at its first call, within the call's
+    compile allowance. Written by the judge (candidates cannot write files)."""
+
+    def __init__(self, cache: Path, digest: str):
+        self.path = cache / "kernelgen-ahead" / f"{digest}.json"
+        try:
+            self.keys: set[str] = set(json.loads(self.path.read_text()))
+        except (OSError, ValueError, TypeError):  # none yet, or unreadable: compile it all
+            self.keys = set()
+
+    def new(self, job: Job) -> bool:
+        return specialization(job.layout) not in self.keys
+
+    def add(self, jobs: list[Job]) -> None:
+        keys = self.keys | {specialization(j.layout) for j in jobs}
+        if keys == self.keys:
+            return
+        self.keys = keys
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps(sorted(keys)))
+        partial.replace(self.path)
 
 
 def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job] | Feed) -> tuple[float, list[Miss]]:

@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 
+from kernelgen.paths import triton_cache
 from kernelgen.records import CallCosts, CaseResult, Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.verify import DEFAULT_MEMORY_MB, ahead, checks, sanitizer
@@ -38,7 +39,7 @@ from kernelgen.verify.protocol import Call, Failed, Load, Reply
 from kernelgen.verify.sandbox import sandbox_env
 from kernelgen.verify.session import Dead, Pool, Runner
 from kernelgen.verify.tensors import borrow, overlaps, storage_digest
-from kernelgen.verify.truth import CaseTruth, Inputs, Truths, compile_key
+from kernelgen.verify.truth import CaseTruth, Inputs, Truths
 
 # A hanging call is found by its deadline: the seed's own time on that case times SLACK, plus an
 # allowance (a compile the ahead-of-time pass missed), never past the cap. Without the seed's
@@ -117,13 +118,15 @@ class Evaluator:
         # keep_warm: replace each runner as it is taken, for the next candidate of the run; a
         # judge made for one candidate starts no replacements.
         self.pool = Pool(device, self.env, memory_mb, warm, self.folder / "runners", keep_warm)
+        self.keep_warm = keep_warm
+        # Started when first needed (see compile_pool): a candidate whose specializations are
+        # all compiled already needs none.
         self.compilers: Pool | None = None
+        self._compile_workers = 0
         if device == "cuda":
-            n = compile_workers if compile_workers is not None else ahead.workers()
-            if n > 0:
-                self.compilers = ahead.compile_pool(
-                    memory_mb, n, self.folder / "compilers", self.env, keep_warm
-                )
+            self._compile_workers = (
+                compile_workers if compile_workers is not None else ahead.workers()
+            )
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
@@ -132,6 +135,21 @@ class Evaluator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def compile_pool(self) -> Pool:
+        """The compile runners, started the first time a candidate has something new to
+        compile or, in a run kept warm, once its first candidate's runner is ready (for the
+        candidates after it)."""
+        if self.compilers is None:
+            self.compilers = ahead.compile_pool(
+                self.memory_mb,
+                self._compile_workers,
+                self.folder / "compilers",
+                self.env,
+                self.keep_warm,
+                self.device,
+            )
+        return self.compilers
 
     def close(self) -> None:
         self.pool.close()
@@ -178,17 +196,18 @@ class Evaluator:
     def cases(self) -> list[Case]:
         return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
 
-    def prepare(self, path: Path, phases: Phases) -> tuple[Failure | None, str | None]:
+    def prepare(self, path: Path, digest: str, phases: Phases) -> tuple[Failure | None, str | None]:
         """Ground truth (computed once per run) and every specialization the case grid and the
-        bench shapes need, compiled in parallel into Triton's cache, side by side: the bench
-        layouts go to the compile runners first, each case's layout as soon as its truth is
-        drawn (the reference runs on the judge's device, the compiles in other processes; one
-        after the other they cost a fresh judge 10 s on the H200). Returns a compile failure
-        and where it happened; a failure of another kind is left for the judging runner to
-        meet with the case in hand. `phases` gets both times, the count and the slowest
-        compile (a floor no parallelism lowers)."""
+        bench shapes need that this source was not compiled for before (ahead.Compiled),
+        compiled in parallel into Triton's cache, side by side: the bench layouts go to the
+        compile runners first, each case's layout as soon as its truth is drawn (the reference
+        runs on the judge's device, the compiles in other processes; one after the other they
+        cost a fresh judge 10 s on the H200). Returns a compile failure and where it happened;
+        a failure of another kind is left for the judging runner to meet with the case in hand.
+        `phases` gets both times, the count compiled and the slowest compile (a floor no
+        parallelism lowers)."""
         mark = time.monotonic()
-        if self.compilers is None:
+        if self._compile_workers <= 0:
             self.truths.prepare(self.cases())
             phases.truth = round(time.monotonic() - mark, 3)
             return None, None
@@ -197,33 +216,43 @@ class Evaluator:
                 (shape.name, ahead.bench_layout(self.spec, shape, self.truths.device))
                 for shape in self.spec.data.bench
             ]
-        jobs = [ahead.Job(path, layout, f"bench {name}") for name, layout in self._bench_layouts]
-        feed = ahead.Feed(jobs)
+        compiled = ahead.Compiled(Path(self.env.get("TRITON_CACHE_DIR", triton_cache())), digest)
         seen: set[str] = set()
+        jobs: list[ahead.Job] = []
+        feed = ahead.Feed()
 
-        def ready(case: Case, truth: CaseTruth) -> None:
-            key = compile_key(truth.layout)
-            if key not in seen:  # cases that differ only in values share a compile
+        def add(name: str, layout: ahead.Layout) -> None:
+            key = ahead.specialization(layout)
+            if key not in seen:  # layouts that differ only in values or padding share one
                 seen.add(key)
-                jobs.append(job := ahead.Job(path, truth.layout, case.name))
-                feed.put(job)
+                job = ahead.Job(path, layout, name)
+                if compiled.new(job):
+                    jobs.append(job)
+                    feed.put(job)
+
+        for name, layout in self._bench_layouts:
+            add(f"bench {name}", layout)
 
         def draw() -> None:
             try:
-                self.truths.prepare(self.cases(), done=ready)
+                self.truths.prepare(self.cases(), done=lambda c, t: add(c.name, t.layout))
             finally:
                 phases.truth = round(time.monotonic() - mark, 3)
                 feed.close()
 
+        misses: list[ahead.Miss] = []
         with ThreadPoolExecutor(1) as ex:
             drawing = ex.submit(draw)
-            seconds, misses = ahead.compile_ahead(self.spec, self.compilers, feed)
-            phases.compile = round(seconds, 3)
+            if feed.wait():  # something new to compile (else no compile runner starts)
+                seconds, misses = ahead.compile_ahead(self.spec, self.compile_pool(), feed)
+                phases.compile = round(seconds, 3)
             drawing.result()  # a reference that raised is kernelgen's error, not a verdict
+        missed = {id(m.job) for m in misses}
+        compiled.add([j for j in jobs if j.seconds is not None and id(j) not in missed])
+        phases.compiles = len(jobs)
         timed = [j for j in jobs if j.seconds is not None]
         if timed:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
-            phases.compiles = len(jobs)
             phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
         for miss in misses:
             failure = classify(miss.error) if miss.error is not None else None
@@ -266,13 +295,17 @@ class _Judging:
         sanitized: list[str] = []
         try:
             mark = time.monotonic()
-            failure, where = ev.prepare(self.path, phases)  # truth and compiles: they overlap
+            failure, where = ev.prepare(self.path, self.digest, phases)
             mark = time.monotonic()
             if failure is not None:
                 raise Rejected(failure, where)
             self.runner = ev.pool.take()
             self.runner.ready()
             phases.start, mark = _lap(mark)
+            if ev.keep_warm and ev._compile_workers > 0:
+                # For the run's next candidates; started now, their imports do not hold back
+                # this runner's start.
+                ev.compile_pool()
             self.load()
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}

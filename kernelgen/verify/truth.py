@@ -148,14 +148,3 @@ class Truths:
             if variant == "a":
                 truth.layout = meta(args)
         return truth
-
-
-def compile_key(layout: list[TensorMeta | float | int | bool]) -> str:
-    """What of a layout a compile depends on: Triton specializes ints (on 1 and on
-    divisibility by 16) but never a float's value."""
-    return repr(
-        [
-            m.model_dump() if isinstance(m, TensorMeta) else "float" if isinstance(m, float) else m
-            for m in layout
-        ]
-    )

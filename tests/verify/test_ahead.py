@@ -118,3 +118,62 @@ def test_a_feed_takes_jobs_while_the_runners_work(tmp_path: Path) -> None:
         pool.close()
     assert misses == []
     assert all(j.seconds is not None for j in jobs)
+
+
+def test_a_specialization_sees_what_triton_sees() -> None:
+    from kernelgen.verify.protocol import TensorMeta
+
+    def row(stride: int, offset: int = 0) -> ahead.Layout:
+        return [
+            TensorMeta(
+                shape=[4, 8], stride=[stride, 1], offset=offset, storage=64, dtype="float32"
+            ),
+            1e-6,
+        ]
+
+    # Paddings of 19 and 21 columns (as two runs draw them): one compile; 32 is another.
+    assert ahead.specialization(row(27)) == ahead.specialization(row(29))
+    assert ahead.specialization(row(27)) != ahead.specialization(row(32))
+    assert ahead.specialization(row(32)) != ahead.specialization(row(32, offset=1))
+    assert ahead.specialization(row(32)) == ahead.specialization([*row(32)[:1], 0.5])
+
+
+def test_compiled_remembers_a_source_per_cache(tmp_path: Path) -> None:
+    spec = load_spec("softmax")
+    layout = ahead.bench_layout(spec, spec.data.bench[0])
+    job = ahead.Job(ROOT / "seeds" / "softmax.py", layout, "bench")
+    first = ahead.Compiled(tmp_path, "abc")
+    assert first.new(job)
+    first.add([job])
+    assert not ahead.Compiled(tmp_path, "abc").new(job)
+    assert ahead.Compiled(tmp_path, "another source").new(job)
+    assert ahead.Compiled(tmp_path / "another cache", "abc").new(job)
+    (tmp_path / "kernelgen-ahead" / "abc.json").write_text("{not json")
+    assert ahead.Compiled(tmp_path, "abc").new(job)  # unreadable: everything compiles again
+
+
+def test_a_cached_source_starts_no_compile_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second judge of the same source in the same cache compiles nothing ahead and starts
+    no compile runner (on the H200 their start held a fresh judge's runner back 13 s); its
+    verdict is the same. On CPU the compile runners are forced on; no bench shapes (the
+    interpreter would run them)."""
+    from kernelgen.verify import verify_candidate
+    from kernelgen.verify.judge import Evaluator
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    # Two small cases are enough to tell (the whole grid twice in the interpreter: 80 s).
+    monkeypatch.setattr(
+        Evaluator, "cases", lambda self: [c for c in self.spec.cases if c.interpreter][:2]
+    )
+    seed = ROOT / "seeds" / "softmax.py"
+    phases = []
+    for _ in range(2):
+        with Evaluator("softmax", "cpu", seed=5, keep_warm=False) as ev:
+            ev._compile_workers, ev._bench_layouts = 2, []
+            v = verify_candidate("softmax", seed, device="cpu", evaluator=ev)
+            assert v.accepted, v.reason
+            phases.append((v.phases.compiles, ev.compilers is not None))
+    assert phases[0][0] > 0 and phases[0][1]
+    assert phases[1] == (0, False)
