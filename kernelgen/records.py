@@ -94,7 +94,11 @@ class Phases(_Record):
     start: float = Field(0.0, description="waiting for a warm runner")
     cases: float = Field(0.0, description="the case grid, four checked calls per case")
     checks: float = Field(0.0, description="configs, many calls, profiler, sanitizer")
-    compiles: int = Field(0, description="specializations compiled ahead (or found cached)")
+    compiles: int = Field(
+        0,
+        description="specializations compiled ahead: those this source was not compiled for "
+        "before in this Triton cache (Triton may still find some cached)",
+    )
     slowest_compile: str | None = Field(
         None, description="the longest single compile, which bounds the compile phase"
     )

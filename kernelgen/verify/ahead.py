@@ -115,7 +115,12 @@ def specialization(layout: Layout) -> str:
         if isinstance(m, TensorMeta):
             size = _ITEMSIZE.get(m.dtype, 1)
             out.append(
-                (m.dtype, m.shape, [(s == 1, s % 16 == 0) for s in m.stride], m.offset * size % 16)
+                (
+                    m.dtype,
+                    m.shape,
+                    [(s == 1, s % 16 == 0) for s in m.stride],
+                    m.offset * size % 16 == 0,
+                )
             )
         else:
             out.append("float" if isinstance(m, float) else m)

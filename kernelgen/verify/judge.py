@@ -151,6 +151,12 @@ class Evaluator:
             )
         return self.compilers
 
+    def warm_compilers(self) -> None:
+        """In a run kept warm, start the compile runners for the candidates after this one;
+        called once a candidate's runner is ready, so their imports did not hold it back."""
+        if self.keep_warm and self._compile_workers > 0:
+            self.compile_pool()
+
     def close(self) -> None:
         self.pool.close()
         if self.compilers is not None:
@@ -302,10 +308,7 @@ class _Judging:
             self.runner = ev.pool.take()
             self.runner.ready()
             phases.start, mark = _lap(mark)
-            if ev.keep_warm and ev._compile_workers > 0:
-                # For the run's next candidates; started now, their imports do not hold back
-                # this runner's start.
-                ev.compile_pool()
+            ev.warm_compilers()
             self.load()
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
