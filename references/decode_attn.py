@@ -74,35 +74,39 @@ def eager(
     seq_lens: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    """The peer for speed: SDPA over a padded batch (BASELINES' sdpa_padded), each request's
-    live tokens gathered from its pages, zero-padded to the longest and masked. BASELINES'
-    other peer, one SDPA per request, is faster only with one very long request (1x128K+31x4K:
-    2229.7 vs 3788.6 us in bf16) and 1.2x (1x64K+15x4K) to 55x (64x0.5K) slower on the other
-    bench batches; the contract times one peer.
+    """The peer for speed: SDPA over a padded batch (BASELINES' sdpa_padded), every request's
+    table row gathered from the cache in one indexing op, the slots past its length zeroed and
+    masked. BASELINES' other peer, one SDPA per request, is faster only with one very long
+    request (1x128K+31x4K: 2229.7 vs 3788.6 us in bf16) and 1.2x (1x64K+15x4K) to 55x (64x0.5K)
+    slower on the other bench batches; the contract times one peer.
+
+    One gather for the batch, not a loop over requests: a loop reads seq_lens on the host
+    (.tolist()), and torch.compile specializes on each length, so every input set of a bench
+    shape (the same lengths, shuffled) would compile it again: the likely reason the seed's
+    bench did not finish in 250 s on the H200 with the loop (not measured apart). The padding
+    is the table's width (in a bench shape, the longest request's pages).
 
     fp32 on upcast operands, not the case dtype: the bench re-checks every contender against
     the peer at twice the verifier's tolerance, and a bf16 SDPA that rounds its probabilities
     (the fused backends) is itself off by more than that on short requests (torch emulation:
     up to 2.5x it at 128 tokens, 2.0x at 512), so its times are above a bf16 user's. The
     group's query heads are folded into SDPA's query length, as decode kernels do: enable_gqa
-    may repeat K and V per query head (4x the padded copy: 137 GB at 1x128K+31x4K). The gather
-    pads with zeros, not the cache's own slots, which hold NaN past a request's length: a
-    masked score still multiplies its V row. TF32 stays off (torch's default)."""
+    may repeat K and V per query head (4x the padded copy: 137 GB at 1x128K+31x4K). The padding
+    is zeros, not the cache's own slots, which hold NaN past a request's length: a masked score
+    still multiplies its V row. TF32 stays off (torch's default)."""
     batch, heads, head_dim = q.shape
     kv_heads = k_cache.shape[2]
-    group = heads // kv_heads
-    lens = seq_lens.tolist()
-    longest = max(lens)
-    k = torch.zeros(batch, longest, kv_heads, head_dim, dtype=torch.float32, device=q.device)
-    v = torch.zeros_like(k)
-    for b, n in enumerate(lens):
-        k[b, :n] = _live(k_cache, block_table[b], n)
-        v[b, :n] = _live(v_cache, block_table[b], n)
-    live = torch.arange(longest, device=q.device) < seq_lens[:, None]
+    width = block_table.shape[1] * PAGE
+    live = torch.arange(width, device=q.device) < seq_lens[:, None]  # (B, width)
+
+    def padded(cache: torch.Tensor) -> torch.Tensor:  # (B, Hkv, width, D), fp32
+        tokens = cache[block_table.long()].flatten(1, 2)  # (B, width, Hkv, D)
+        return torch.where(live[:, :, None, None], tokens, 0).float().transpose(1, 2)
+
     out = F.scaled_dot_product_attention(
-        q.float().reshape(batch, kv_heads, group, head_dim),
-        k.transpose(1, 2),
-        v.transpose(1, 2),
+        q.float().reshape(batch, kv_heads, heads // kv_heads, head_dim),
+        padded(k_cache),
+        padded(v_cache),
         attn_mask=live[:, None, None, :],
         scale=scale,
     )
