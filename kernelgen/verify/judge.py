@@ -48,6 +48,8 @@ DEADLINE_CAP_S = {"cpu": 50.0, "cuda": 25.0}
 ALLOWANCE_S = {"cpu": 8.0, "cuda": 10.0}
 SLACK = 20.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
+# Compile runners for a source compiled ahead before, which has only a few new specializations.
+FEW_COMPILERS = 2
 # Requests sent ahead of the answer being checked: enough to keep the runner busy while the
 # judge compares; more would only leave more output files waiting in the scratch folder.
 WINDOW = 3
@@ -136,26 +138,29 @@ class Evaluator:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def compile_pool(self) -> Pool:
+    def compile_pool(self, size: int | None = None) -> Pool:
         """The compile runners, started the first time a candidate has something new to
-        compile or, in a run kept warm, once its first candidate's runner is ready (for the
-        candidates after it)."""
+        compile (`size` of them, all by default) or, in a run kept warm, once its first
+        candidate's runner is ready (all, for the candidates after it)."""
+        size = min(size or self._compile_workers, self._compile_workers)
         if self.compilers is None:
             self.compilers = ahead.compile_pool(
                 self.memory_mb,
-                self._compile_workers,
+                size,
                 self.folder / "compilers",
                 self.env,
                 self.keep_warm,
                 self.device,
             )
+        else:
+            self.compilers.grow(size)
         return self.compilers
 
     def warm_compilers(self) -> None:
         """In a run kept warm, start the compile runners for the candidates after this one;
         called once a candidate's runner is ready, so their imports did not hold it back."""
         if self.keep_warm and self._compile_workers > 0:
-            self.compile_pool()
+            self.compile_pool(self._compile_workers)
 
     def close(self) -> None:
         self.pool.close()
@@ -238,6 +243,10 @@ class Evaluator:
 
         for name, layout in self._bench_layouts:
             add(f"bench {name}", layout)
+        # No bench shape new: a source compiled ahead before, whose new specializations are the
+        # few that this run's drawn padding changes (softmax on the H200: 2 of 51, for which 12
+        # compile runners started, and held the judging runner back).
+        runners = self._compile_workers if jobs else FEW_COMPILERS
 
         def draw() -> None:
             try:
@@ -250,7 +259,8 @@ class Evaluator:
         with ThreadPoolExecutor(1) as ex:
             drawing = ex.submit(draw)
             if feed.wait():  # something new to compile (else no compile runner starts)
-                seconds, misses = ahead.compile_ahead(self.spec, self.compile_pool(), feed)
+                pool = self.compile_pool(runners)
+                seconds, misses = ahead.compile_ahead(self.spec, pool, feed)
                 phases.compile = round(seconds, 3)
             drawing.result()  # a reference that raised is kernelgen's error, not a verdict
         missed = {id(m.job) for m in misses}

@@ -216,6 +216,12 @@ class Pool:
     def take_many(self, n: int) -> list[Runner]:
         return [self.take() for _ in range(n)]
 
+    def grow(self, size: int) -> None:
+        """At least `size` runners from now on, the new ones started now."""
+        for _ in range(size - self.size):
+            self._idle.append(self._start())
+        self.size = max(self.size, size)
+
     def close(self) -> None:
         for runner in self._idle:
             runner.close()
