@@ -160,16 +160,19 @@ class Compiled:
         partial.replace(self.path)
 
 
-def compile_ahead(spec: OpSpec, pool: Pool, jobs: list[Job] | Feed) -> tuple[float, list[Miss]]:
-    """Compile the jobs on the pool's runners (a list: all known now; a Feed: until it is
-    closed); returns the wall seconds and the jobs that failed."""
+def compile_ahead(
+    spec: OpSpec, pool: Pool, jobs: list[Job] | Feed, runners: int | None = None
+) -> tuple[float, list[Miss]]:
+    """Compile the jobs on the pool's runners, `runners` of them at most (a list: all known
+    now; a Feed: until it is closed); returns the wall seconds and the jobs that failed."""
+    n = min(pool.size, runners or pool.size)
     if isinstance(jobs, list):
         if not jobs:
             return 0.0, []
-        feed, n = Feed(jobs), min(pool.size, len(jobs))
+        feed, n = Feed(jobs), min(n, len(jobs))
         feed.close()
     else:
-        feed, n = jobs, pool.size
+        feed = jobs
     start = time.monotonic()
     runners = pool.take_many(n)
     take = feed.take

@@ -260,7 +260,7 @@ class Evaluator:
             drawing = ex.submit(draw)
             if feed.wait():  # something new to compile (else no compile runner starts)
                 pool = self.compile_pool(runners)
-                seconds, misses = ahead.compile_ahead(self.spec, pool, feed)
+                seconds, misses = ahead.compile_ahead(self.spec, pool, feed, runners)
                 phases.compile = round(seconds, 3)
             drawing.result()  # a reference that raised is kernelgen's error, not a verdict
         missed = {id(m.job) for m in misses}
