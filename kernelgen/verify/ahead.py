@@ -10,6 +10,7 @@ strides, dtypes, scalars), not a tensor.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -154,10 +155,14 @@ class Compiled:
         if keys == self.keys:
             return
         self.keys = keys
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_suffix(f".{os.getpid()}.part")
-        partial.write_text(json.dumps(sorted(keys)))
-        partial.replace(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            partial.write_text(json.dumps(sorted(keys)))
+            partial.replace(self.path)
+        except OSError:  # a cache it cannot write to: the next run compiles ahead again
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
 
 
 def compile_ahead(

@@ -150,6 +150,10 @@ def test_compiled_remembers_a_source_per_cache(tmp_path: Path) -> None:
     assert ahead.Compiled(tmp_path / "another cache", "abc").new(job)
     (tmp_path / "kernelgen-ahead" / "abc.json").write_text("{not json")
     assert ahead.Compiled(tmp_path, "abc").new(job)  # unreadable: everything compiles again
+    # A cache the judge cannot write to (a file where its folder would be): no index, no error.
+    (tmp_path / "blocked").write_text("")
+    ahead.Compiled(tmp_path / "blocked", "abc").add([job])
+    assert ahead.Compiled(tmp_path / "blocked", "abc").new(job)
 
 
 def test_a_cached_source_starts_no_compile_runner(
