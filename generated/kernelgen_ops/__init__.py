@@ -3,6 +3,7 @@
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
     kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
+    kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
     kernelgen_ops.softmax(...)       20261201-134417-agent-ba32/r01-c01, 2.09x vs eager
 
@@ -18,6 +19,7 @@ import torch
 
 from . import _contracts, _runtime
 from . import rms_norm as _rms_norm
+from . import router_gemm as _router_gemm
 from . import silu_and_mul as _silu_and_mul
 from . import softmax as _softmax
 from ._routing import disable as disable
@@ -27,7 +29,7 @@ from ._routing import use as use
 from ._runtime import dispatch_mode as dispatch_mode
 from ._runtime import set_dispatch as set_dispatch
 
-__all__ = ["rms_norm", "silu_and_mul", "softmax"]
+__all__ = ["rms_norm", "router_gemm", "silu_and_mul", "softmax"]
 
 
 def available() -> dict[str, dict]:
@@ -70,6 +72,43 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     if _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, weight, eps), routed=False):
         return _contracts.torch_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
+
+
+# router_gemm: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 3.01x vs eager
+def _router_gemm_impl(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    _contracts.check_router_gemm(x, w)
+    if _runtime.use_torch("router_gemm", _contracts.dims_router_gemm(x, w), routed=False):
+        return _contracts.torch_router_gemm(x, w)
+    return _router_gemm.router_gemm(x, w)
+
+
+def _router_gemm_fake(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return _contracts.fake_router_gemm(x, w)
+
+
+_router_gemm_op = _runtime.register(
+    "router_gemm",
+    _router_gemm_impl,
+    _router_gemm_fake,
+)
+
+
+def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """router_gemm(x, w): MoE router scores, x @ w.T with x (M, K) in 16 bits and w (N, K) in fp32,
+    returned in fp32 (M, N).
+
+    Kernel: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 3.01x vs eager; see
+    kernelgen_ops.available()["router_gemm"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _router_gemm_op(x, w)
+    _contracts.check_router_gemm(x, w)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    if _runtime.use_torch("router_gemm", _contracts.dims_router_gemm(x, w), routed=False):
+        return _contracts.torch_router_gemm(x, w)
+    return _router_gemm.router_gemm(x, w)
 
 
 # silu_and_mul: the seed on NVIDIA H200, 1.32x vs eager

@@ -163,6 +163,14 @@ def check_router_gemm(x: torch.Tensor, w: torch.Tensor) -> None:
         )
     if w.device != x.device:
         raise ValueError(f"kernelgen_ops.router_gemm: w is on {w.device}, x on {x.device}")
+    # The kernel splits w into bf16 pieces for the tensor cores whatever x's dtype, and the
+    # interpreter's bf16 is not the GPU's (scores off by ~1e12): it was verified on CUDA only.
+    if x.device.type == "cpu" and not x.is_meta:
+        raise TypeError(
+            "kernelgen_ops.router_gemm: its kernel computes in bfloat16 inside, which Triton's "
+            "interpreter does not compute faithfully; run it on a GPU, or use "
+            "torch.matmul(x.float(), w.T) on CPU"
+        )
 
 
 def fake_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:

@@ -4,6 +4,9 @@ On CPU the kernels run through Triton's interpreter, on small cases; on CUDA the
 compiled, plus bf16 and larger shapes.
 """
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -170,7 +173,8 @@ def test_bf16_under_the_interpreter_is_refused() -> None:
 
 
 def test_public_api() -> None:
-    assert sorted(kernelgen_ops.__all__) == ["rms_norm", "silu_and_mul", "softmax"]
+    manifest = json.loads((Path(kernelgen_ops.__file__).parent / "MANIFEST.json").read_text())
+    assert sorted(kernelgen_ops.__all__) == sorted(manifest["ops"])
     info = kernelgen_ops.available()
     assert sorted(info) == sorted(kernelgen_ops.__all__)
     for op, entry in info.items():
@@ -179,3 +183,31 @@ def test_public_api() -> None:
         assert entry["measured"] == (entry["device"] is not None and entry["speedups"] is not None)
     info["softmax"]["proposer"] = "edited"
     assert kernelgen_ops.available()["softmax"]["proposer"] != "edited"
+
+
+def _ref_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    return x.double() @ w.double().T
+
+
+@pytest.mark.skipif(_runtime.INTERPRET or not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("m", [1, 16, 97, 1024])
+@pytest.mark.parametrize("x_dtype", [torch.bfloat16, torch.float16])
+def test_router_gemm_keeps_fp32_weights(m: int, x_dtype: torch.dtype) -> None:
+    """Within the reference's bound, 1e-4 * sqrt(K), of float64: a bf16 copy of w would be 25x
+    over it, TF32 4x."""
+    g = torch.Generator().manual_seed(m)
+    k = 4099
+    x = torch.randn(m, k, generator=g).to(dtype=x_dtype, device="cuda")
+    w = torch.randn(200, k, generator=g).cuda()
+    with torch.no_grad():
+        out = kernelgen_ops.router_gemm(x, w)
+    assert out.dtype == torch.float32 and out.shape == (m, 200)
+    assert float((out.double() - _ref_router_gemm(x, w)).abs().max()) < 1e-4 * k**0.5
+
+
+def test_router_gemm_refuses_the_interpreter() -> None:
+    if not _runtime.INTERPRET:
+        pytest.skip("the CPU path exists only under TRITON_INTERPRET=1")
+    x, w = torch.randn(3, 64).half(), torch.randn(8, 64)
+    with torch.no_grad(), pytest.raises(TypeError, match="interpreter"):
+        kernelgen_ops.router_gemm(x, w)
