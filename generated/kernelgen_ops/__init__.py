@@ -2,6 +2,7 @@
 
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
+    kernelgen_ops.decode_attn(...)   20261202-032133-agent-e9a6/r01-c01, 46.42x vs eager
     kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
     kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
@@ -18,6 +19,7 @@ forces one path, for testing.
 import torch
 
 from . import _contracts, _runtime
+from . import decode_attn as _decode_attn
 from . import rms_norm as _rms_norm
 from . import router_gemm as _router_gemm
 from . import silu_and_mul as _silu_and_mul
@@ -29,12 +31,70 @@ from ._routing import use as use
 from ._runtime import dispatch_mode as dispatch_mode
 from ._runtime import set_dispatch as set_dispatch
 
-__all__ = ["rms_norm", "router_gemm", "silu_and_mul", "softmax"]
+__all__ = ["decode_attn", "rms_norm", "router_gemm", "silu_and_mul", "softmax"]
 
 
 def available() -> dict[str, dict]:
     """Each operator's provenance: source, run, proposer, device measured on, speedups."""
     return _runtime.available()
+
+
+# decode_attn: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager
+def _decode_attn_impl(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    if _runtime.use_torch("decode_attn", _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale), routed=False):
+        return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+
+
+def _decode_attn_fake(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    return _contracts.fake_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+
+
+_decode_attn_op = _runtime.register(
+    "decode_attn",
+    _decode_attn_impl,
+    _decode_attn_fake,
+)
+
+
+def decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    """decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale): attention of one query token per
+    request over its paged KV cache (the decode step of serving; HPC-Ops' and SGLang's layout).
+
+    Kernel: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager; see
+    kernelgen_ops.available()["decode_attn"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _decode_attn_op(q, k_cache, v_cache, block_table, seq_lens, scale)
+    _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    if _runtime.use_torch("decode_attn", _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale), routed=False):
+        return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
 # rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager

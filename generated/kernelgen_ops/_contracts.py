@@ -185,3 +185,112 @@ def dims_router_gemm(x: torch.Tensor, w: torch.Tensor) -> tuple[int, ...]:
 def torch_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     # fp32 GEMM; TF32 only if the user turned it on for all their matmuls.
     return torch.matmul(x.float(), w.T)
+
+
+def _check_index(op: str, name: str, t: object, dim: int, like: torch.Tensor) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"kernelgen_ops.{op}: {name} must be a tensor, got {type(t).__name__}")
+    if t.dtype != torch.int32 or t.dim() != dim:
+        raise TypeError(
+            f"kernelgen_ops.{op}: {name} is a {t.dim()}-d {t.dtype} tensor; expected {dim}-d "
+            "torch.int32"
+        )
+    if t.device != like.device:
+        raise ValueError(f"kernelgen_ops.{op}: {name} is on {t.device}, q on {like.device}")
+
+
+def check_decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> None:
+    op = "decode_attn"
+    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+        _check_tensor(op, name, t)
+    _check_index(op, "block_table", block_table, 2, q)
+    _check_index(op, "seq_lens", seq_lens, 1, q)
+    if k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+        raise TypeError(
+            f"kernelgen_ops.{op}: q is {q.dtype}, k_cache {k_cache.dtype}, v_cache "
+            f"{v_cache.dtype}; the kernel is verified with all three in one dtype"
+        )
+    if k_cache.device != q.device or v_cache.device != q.device:
+        raise ValueError(f"kernelgen_ops.{op}: q and the caches must be on one device")
+    if q.dim() != 3 or k_cache.dim() != 4 or k_cache.shape != v_cache.shape:
+        raise ValueError(
+            f"kernelgen_ops.{op}: q {tuple(q.shape)}, k_cache {tuple(k_cache.shape)}, v_cache "
+            f"{tuple(v_cache.shape)}; expected q (B, Hq, D) and both caches (pages, page, Hkv, D)"
+        )
+    batch, heads, head_dim = q.shape
+    kv_heads = k_cache.shape[2]
+    if k_cache.shape[3] != head_dim or kv_heads == 0 or heads % kv_heads:
+        raise ValueError(
+            f"kernelgen_ops.{op}: q {tuple(q.shape)} and k_cache {tuple(k_cache.shape)}; "
+            "expected the same D and Hq a multiple of Hkv"
+        )
+    if block_table.shape[0] != batch or seq_lens.shape[0] != batch:
+        raise ValueError(
+            f"kernelgen_ops.{op}: block_table {tuple(block_table.shape)}, seq_lens "
+            f"{tuple(seq_lens.shape)}; expected B = {batch} rows, as q has"
+        )
+    page = k_cache.shape[1]
+    if page & (page - 1) or page < 16:
+        raise ValueError(f"kernelgen_ops.{op}: page size {page}; expected a power of two >= 16")
+
+
+def fake_decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return torch.empty_like(q, memory_format=torch.contiguous_format)
+
+
+def dims_decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> tuple[int, ...]:
+    # (B, L): the longest request is known on the device only; the table's width bounds it.
+    return (q.shape[0], block_table.shape[1] * k_cache.shape[1])
+
+
+def torch_decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    # SDPA over the batch padded to the table's width, in fp32 (the reference's precision):
+    # every request's pages gathered in one indexing op, the slots past its length zeroed (a
+    # cache's dead slots may hold anything) and masked. The group's query heads ride in SDPA's
+    # query length, so K and V are not repeated per query head.
+    batch, heads, head_dim = q.shape
+    kv_heads = k_cache.shape[2]
+    width = block_table.shape[1] * k_cache.shape[1]
+    live = torch.arange(width, device=q.device) < seq_lens[:, None]
+
+    def padded(cache: torch.Tensor) -> torch.Tensor:
+        tokens = cache[block_table.long()].flatten(1, 2)
+        return torch.where(live[:, :, None, None], tokens, 0).float().transpose(1, 2)
+
+    out = F.scaled_dot_product_attention(
+        q.float().reshape(batch, kv_heads, heads // kv_heads, head_dim),
+        padded(k_cache),
+        padded(v_cache),
+        attn_mask=live[:, None, None, :],
+        scale=scale,
+    )
+    return out.reshape(batch, heads, head_dim).to(q.dtype)

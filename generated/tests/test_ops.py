@@ -211,3 +211,62 @@ def test_router_gemm_refuses_the_interpreter() -> None:
     x, w = torch.randn(3, 64).half(), torch.randn(8, 64)
     with torch.no_grad(), pytest.raises(TypeError, match="interpreter"):
         kernelgen_ops.router_gemm(x, w)
+
+
+def _paged(
+    dtype: torch.dtype, device: str, lens: list[int], hq: int = 4, hkv: int = 2, d: int = 32
+):
+    """A paged KV cache of 64-token pages, the requests' pages shuffled in the pool and every
+    slot that no request owns NaN (a kernel must not read them)."""
+    g = torch.Generator().manual_seed(len(lens))
+    page = 64
+    width = max(-(-n // page) for n in lens) + 1
+    owned = sum(-(-n // page) for n in lens)
+    pool = torch.randperm(owned + 2, generator=g)
+    k = torch.full((owned + 2, page, hkv, d), float("nan"))
+    v = torch.full_like(k, float("nan"))
+    table = torch.full((len(lens), width), int(pool[-1]), dtype=torch.int32)
+    at = 0
+    for b, n in enumerate(lens):
+        for j in range(-(-n // page)):
+            p = int(pool[at])
+            at += 1
+            table[b, j] = p
+            live = min(page, n - j * page)
+            k[p, :live] = torch.randn((live, hkv, d), generator=g)
+            v[p, :live] = torch.randn((live, hkv, d), generator=g)
+    q = torch.randn((len(lens), hq, d), generator=g)
+    lens_t = torch.tensor(lens, dtype=torch.int32)
+    moved = [t.to(device) for t in (q.to(dtype), k.to(dtype), v.to(dtype), table, lens_t)]
+    return (*moved, 0.2)
+
+
+def _ref_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale) -> torch.Tensor:
+    out = torch.empty(q.shape, dtype=torch.float64)
+    group = q.shape[1] // k_cache.shape[2]
+    for b, n in enumerate(seq_lens.tolist()):
+        pages = block_table[b, : -(-n // k_cache.shape[1])].long().cpu()
+        k, v = (c.cpu()[pages].flatten(0, 1)[:n].double() for c in (k_cache, v_cache))
+        k, v = (t.repeat_interleave(group, dim=1) for t in (k, v))
+        s = torch.einsum("hd,thd->ht", q[b].cpu().double(), k) * scale
+        out[b] = torch.einsum("ht,thd->hd", torch.softmax(s, dim=-1), v)
+    return out
+
+
+def test_torch_decode_attn_matches_the_reference() -> None:
+    """The torch path (taken where the kernel lost) reads only live slots: the dead ones are NaN."""
+    from kernelgen_ops import _contracts
+
+    args = _paged(torch.float32, "cpu", [1, 70, 130])
+    out = _contracts.torch_decode_attn(*args)
+    torch.testing.assert_close(out.double(), _ref_decode_attn(*args), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("lens", [[1], [64, 7, 200], [600, 3]])
+def test_decode_attn(lens: list[int]) -> None:
+    dtype = torch.float16 if _runtime.INTERPRET else torch.bfloat16
+    device = "cpu" if _runtime.INTERPRET else "cuda"
+    args = _paged(dtype, device, lens)
+    with torch.no_grad():
+        out = kernelgen_ops.decode_attn(*args)
+    _close(out, _ref_decode_attn(*args).to(dtype=dtype, device=device))
