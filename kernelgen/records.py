@@ -87,10 +87,17 @@ class CallCosts(_Record):
 
 
 class Phases(_Record):
-    """Where a verification's wall time went, in seconds."""
+    """Where a verification's wall time went, in seconds. Truth and compile run side by side
+    (each case is compiled for as soon as its truth is drawn), so the phases can add up to more
+    than the verification's seconds."""
 
-    truth: float = Field(0.0, description="inputs, float64 reference, torch's own result")
-    compile: float = Field(0.0, description="compile ahead, in parallel runners")
+    truth: float = Field(
+        0.0, description="inputs, float64 reference, torch's own result; overlaps compile"
+    )
+    compile: float = Field(
+        0.0,
+        description="compile ahead, in parallel runners, until the last compile; overlaps truth",
+    )
     start: float = Field(0.0, description="waiting for a warm runner")
     cases: float = Field(0.0, description="the case grid, four checked calls per case")
     checks: float = Field(0.0, description="configs, many calls, profiler, sanitizer")

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from kernelgen.spec import BenchShape, OpSpec, TensorInput, resolve_dim
 from kernelgen.verify.protocol import Compile, Failed, Load, Reply, TensorMeta
 from kernelgen.verify.sandbox import sandbox_env
@@ -94,16 +96,18 @@ class Feed:
 
     def take(self) -> Job | None:
         with self._cv:
-            while not self._queue and not self._closed:
-                self._cv.wait()
-            return self._queue.popleft() if self._queue else None
+            return self._queue.popleft() if self._ready() else None
 
     def wait(self) -> bool:
         """Whether there is anything to compile: blocks until a job is put or the feed closes."""
         with self._cv:
-            while not self._queue and not self._closed:
-                self._cv.wait()
-            return bool(self._queue)
+            return self._ready()
+
+    def _ready(self) -> bool:
+        # Called with the lock held, so that a job seen here is still there for take's pop.
+        while not self._queue and not self._closed:
+            self._cv.wait()
+        return bool(self._queue)
 
 
 def specialization(layout: Layout) -> str:
@@ -114,7 +118,7 @@ def specialization(layout: Layout) -> str:
     out: list[object] = []
     for m in layout:
         if isinstance(m, TensorMeta):
-            size = _ITEMSIZE.get(m.dtype, 1)
+            size = getattr(torch, m.dtype).itemsize
             out.append(
                 (
                     m.dtype,
@@ -126,9 +130,6 @@ def specialization(layout: Layout) -> str:
         else:
             out.append("float" if isinstance(m, float) else m)
     return repr(out)
-
-
-_ITEMSIZE = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "bfloat16": 2, "float16": 2}
 
 
 class Compiled:
