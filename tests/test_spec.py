@@ -514,3 +514,21 @@ def test_decode_attn_torch_baselines() -> None:
             # the arithmetic's own, a few fp32 units.
             bound = 2**-11 if case.dtype == "float16" else 2**-20
             assert checks.rel_err(out, ref) < bound, (case.name, fn.__name__)
+
+
+def test_hadamard_reference() -> None:
+    import torch
+
+    """The butterfly reference is x @ H * D^-0.5 for H[i, j] = (-1)^popcount(i & j): the dense
+    peer's matrix, built from that definition; orthonormal and symmetric, so an involution."""
+    spec = load_spec("hadamard")
+    for d in (64, 1024):
+        h = torch.tensor(
+            [[(-1.0) ** bin(i & j).count("1") for j in range(d)] for i in range(d)],
+            dtype=torch.float64,
+        )
+        x = torch.randn(3, d, dtype=torch.float64)
+        torch.testing.assert_close(spec.reference(x), x @ h * d**-0.5)
+        torch.testing.assert_close(spec.eager(x), x @ h * d**-0.5)
+        torch.testing.assert_close(spec.reference(spec.reference(x)), x)
+    assert all(c.dims["D"] & (c.dims["D"] - 1) == 0 for c in spec.cases)

@@ -42,6 +42,13 @@ OPS = {
         "attn_mask=(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, None], "
         "scale=scale, enable_gqa=True)[:, :, 0]",
     ),
+    # The dense product with H built from its definition, H[i, j] = (-1)^popcount(i & j).
+    "hadamard": (
+        "x",
+        "x.shape",
+        "x @ torch.tensor([[(-1.0) ** bin(i & j).count('1') * x.shape[-1] ** -0.5 for j in "
+        "range(x.shape[-1])] for i in range(x.shape[-1])], dtype=x.dtype, device=x.device)",
+    ),
 }
 # The output dtype where it is not x's.
 OUT_DTYPE = {"router_gemm": "torch.float32"}
@@ -257,6 +264,20 @@ def no_running_max(op: str) -> str:
     return _changed(src, line, "m_new = tl.zeros([1], tl.float32)")
 
 
+def unscaled(op: str) -> str:
+    """The seed without the D^-0.5: the unnormalized transform, off by sqrt(D) everywhere."""
+    src = _seed(op)
+    return _changed(src, "    y = acc * scale\n", "    y = acc\n")
+
+
+def short_parity(op: str) -> str:
+    """The seed folding only the low 8 bits of i & j into the sign: right while D <= 256, wrong
+    signs from column 256 on (the CPU grid's D = 1024 case)."""
+    src = _seed(op)
+    folds = "        bits = bits ^ (bits >> 16)\n        bits = bits ^ (bits >> 8)\n"
+    return _changed(src, folds, "")
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -277,4 +298,6 @@ OP_CONTROLS = {
     ("decode_attn", "whole_pages"): (whole_pages, {"incorrect"}, "NaN at"),
     ("decode_attn", "kv_heads_interleaved"): (kv_heads_interleaved, {"incorrect"}, "entries off"),
     ("decode_attn", "no_running_max"): (no_running_max, {"incorrect"}, "NaN at"),
+    ("hadamard", "unscaled"): (unscaled, {"incorrect"}, "entries off"),
+    ("hadamard", "short_parity"): (short_parity, {"incorrect"}, "entries off"),
 }

@@ -1,0 +1,124 @@
+"""hadamard(x): x @ H_D * D^-0.5 over the last dimension, H_D the Sylvester Hadamard matrix of size
+D (a power of two, 64 to 4096 in the models): H_1 = [1], H_2n = [[H_n, H_n], [H_n, -H_n]], so
+H[i, j] = (-1)^popcount(i & j). DeepSeek-V4 rotates activations with it before FP8 quantization
+(FlagGems 5.0.2 ships a Triton kernel for it); scaled by D^-0.5 it is orthonormal.
+
+Computed here as the fast Walsh-Hadamard transform (log2(D) butterfly stages of adds and
+subtracts), in at least fp32 and rounded once: float64 when the harness evaluates the ground
+truth on upcast inputs, and in fp32 for torch's own result in a 16-bit case dtype, so a kernel
+must keep fp32 sums too (a 16-bit butterfly rounds log2(D) times).
+
+Memory traffic: x read once, the output written once (2 * rows * D * itemsize bytes); D * log2(D)
+adds per row. At ~12 flops per element for D = 4096 it is memory-bound on any GPU: the speed to
+reach is the copy ceiling.
+"""
+
+import functools
+import math
+
+import torch
+
+
+def hadamard(x: torch.Tensor) -> torch.Tensor:
+    acc = torch.promote_types(x.dtype, torch.float32)
+    d = x.shape[-1]
+    y = x.to(acc).reshape(-1, d)
+    h = 1
+    while h < d:
+        # Pairs (a, b) at distance h within blocks of 2h: (a + b, a - b).
+        pairs = y.view(-1, d // (2 * h), 2, h)
+        y = torch.stack((pairs[:, :, 0] + pairs[:, :, 1], pairs[:, :, 0] - pairs[:, :, 1]), dim=2)
+        h *= 2
+    return (y.reshape(x.shape) * d**-0.5).to(x.dtype)
+
+
+def eager(x: torch.Tensor) -> torch.Tensor:
+    """The peer for speed: a dense matmul with H_D in x's dtype (cuBLAS, fp32 accumulation), the
+    matrix built once per (D, dtype, device), as a model keeps it. TF32 stays off for fp32."""
+    d = x.shape[-1]
+    return x @ _matrix(d, x.dtype, x.device)
+
+
+@functools.lru_cache(maxsize=16)
+def _matrix(d: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    i = torch.arange(d)
+    bits = i[:, None] & i[None, :]
+    parity = torch.zeros_like(bits)
+    while bool(bits.any()):
+        parity ^= bits & 1
+        bits = bits >> 1
+    return ((1 - 2 * parity).double() * d**-0.5).to(dtype=dtype, device=device)
+
+
+def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
+    n = dims["rows"] * dims["D"]
+    return {"bytes": 2 * n * itemsize, "flops": n * int(math.log2(dims["D"]))}
+
+
+SPEC = {
+    "inputs": [{"name": "x", "shape": ["rows", "D"]}],
+    "dtypes": ["float32", "float16", "bfloat16"],
+    # No specials: inf - inf in a butterfly and inf * -1 + inf in a dense product put NaN in
+    # different places, so two honest kernels would disagree where the reference is undefined.
+    "dists": ["normal", "uniform"],
+    "bucket": ["rows", "D"],
+    "sizes": [
+        # CPU: D from 64 up (the models' range), one row, odd row counts, a strided and a
+        # transposed x, and more rows than a persistent grid of 4 programs per SM (132 SMs).
+        # Powers of two only: the operator is defined for them alone.
+        {"name": "one_row", "dims": {"rows": 1, "D": 64}, "interpreter": True},
+        # Early in the grid, so a kernel wrong only past D = 256 fails fast. The interpreter
+        # takes ~6 ms per [64, 64] step of a dense kernel: D = 1024 is 1.7 s a call there, 4096
+        # would be 27 s; the GPU runs 4096.
+        {
+            "name": "wide",
+            "dims": {"rows": 1, "D": 1024},
+            "interpreter": True,
+            "dtypes": ["float32", "bfloat16"],
+            "dists": ["normal"],
+        },
+        {"name": "odd_rows", "dims": {"rows": 37, "D": 128}, "interpreter": True},
+        {
+            "name": "rank3",
+            "dims": {"rows": 6, "D": 256},
+            "shapes": {"x": [2, 3, 256]},
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        {
+            "name": "strided",
+            "dims": {"rows": 19, "D": 128},
+            "layout": "strided",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        {
+            "name": "transposed",
+            "dims": {"rows": 45, "D": 64},
+            "layout": "transposed",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        {
+            "name": "rows_past_grid",
+            "dims": {"rows": 531, "D": 64},
+            "interpreter": True,
+            "dtypes": ["float16"],
+            "dists": ["normal"],
+        },
+        # GPU: the bench widths, and more rows than 132 SMs x 64 programs (a prime count).
+        {"name": "rotate_128", "dims": {"rows": 4096, "D": 128}, "dists": ["normal"]},
+        {"name": "rotate_4096", "dims": {"rows": 1000, "D": 4096}, "dists": ["normal"]},
+        {
+            "name": "rows_past_gpu_grid",
+            "dims": {"rows": 20011, "D": 256},
+            "dtypes": ["float16", "bfloat16"],
+            "dists": ["normal"],
+        },
+    ],
+    "bench": [
+        {"name": "4096x128", "dims": {"rows": 4096, "D": 128}},
+        {"name": "65536x128", "dims": {"rows": 65536, "D": 128}},
+        {"name": "4096x4096", "dims": {"rows": 4096, "D": 4096}},
+    ],
+}
