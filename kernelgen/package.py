@@ -410,7 +410,7 @@ def render_init(manifest: Manifest) -> str:
             origin = short = f"{e.source}, {e.proposer}, not measured"
         listing.append(f"    {f'kernelgen_ops.{op}(...)':<{width}}  {short}")
         imports.append(f"from . import {op} as _{op}")
-        doc = _wrap(e.summary, "    ") + [""]
+        doc = _wrap('"""' + e.summary, "    ") + [""]  # the quotes count in the first line
         doc += _wrap(f'Kernel: {origin}; see kernelgen_ops.available()["{op}"].', "    ")
         blocks.append(
             block.substitute(
@@ -420,7 +420,7 @@ def render_init(manifest: Manifest) -> str:
                 impl_def=_def(f"_{op}_impl", params, e.returns),
                 fake_def=_def(f"_{op}_fake", params, e.returns),
                 public_def=_def(op, params, e.returns),
-                doc='"""' + "\n".join(doc).lstrip() + '\n    """',
+                doc="\n".join(doc).lstrip() + '\n    """',
             )
         )
     return (

@@ -49,7 +49,8 @@ def _decode_attn_impl(
     scale: float,
 ) -> torch.Tensor:
     _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    if _runtime.use_torch("decode_attn", _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale), routed=False):
+    dims = _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    if _runtime.use_torch("decode_attn", dims, routed=False):
         return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
     return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
 
@@ -80,8 +81,8 @@ def decode_attn(
     seq_lens: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    """decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale): attention of one query token per
-    request over its paged KV cache (the decode step of serving; HPC-Ops' and SGLang's layout).
+    """decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale): attention of one query token
+    per request over its paged KV cache (the decode step of serving; HPC-Ops' and SGLang's layout).
 
     Kernel: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager; see
     kernelgen_ops.available()["decode_attn"].
@@ -92,7 +93,8 @@ def decode_attn(
         return _decode_attn_op(q, k_cache, v_cache, block_table, seq_lens, scale)
     _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
     # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    if _runtime.use_torch("decode_attn", _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale), routed=False):
+    dims = _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    if _runtime.use_torch("decode_attn", dims, routed=False):
         return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
     return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
 
@@ -100,7 +102,8 @@ def decode_attn(
 # rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
     _contracts.check_rms_norm(x, weight, eps)
-    if _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, weight, eps), routed=False):
+    dims = _contracts.dims_rms_norm(x, weight, eps)
+    if _runtime.use_torch("rms_norm", dims, routed=False):
         return _contracts.torch_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
 
@@ -129,7 +132,8 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
         return _rms_norm_op(x, weight, eps)
     _contracts.check_rms_norm(x, weight, eps)
     # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    if _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, weight, eps), routed=False):
+    dims = _contracts.dims_rms_norm(x, weight, eps)
+    if _runtime.use_torch("rms_norm", dims, routed=False):
         return _contracts.torch_rms_norm(x, weight, eps)
     return _rms_norm.rms_norm(x, weight, eps)
 
@@ -137,7 +141,8 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
 # router_gemm: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 3.01x vs eager
 def _router_gemm_impl(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     _contracts.check_router_gemm(x, w)
-    if _runtime.use_torch("router_gemm", _contracts.dims_router_gemm(x, w), routed=False):
+    dims = _contracts.dims_router_gemm(x, w)
+    if _runtime.use_torch("router_gemm", dims, routed=False):
         return _contracts.torch_router_gemm(x, w)
     return _router_gemm.router_gemm(x, w)
 
@@ -166,7 +171,8 @@ def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
         return _router_gemm_op(x, w)
     _contracts.check_router_gemm(x, w)
     # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    if _runtime.use_torch("router_gemm", _contracts.dims_router_gemm(x, w), routed=False):
+    dims = _contracts.dims_router_gemm(x, w)
+    if _runtime.use_torch("router_gemm", dims, routed=False):
         return _contracts.torch_router_gemm(x, w)
     return _router_gemm.router_gemm(x, w)
 
@@ -174,7 +180,8 @@ def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
 # silu_and_mul: the seed on NVIDIA H200, 1.32x vs eager
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_silu_and_mul(x)
-    if _runtime.use_torch("silu_and_mul", _contracts.dims_silu_and_mul(x), routed=False):
+    dims = _contracts.dims_silu_and_mul(x)
+    if _runtime.use_torch("silu_and_mul", dims, routed=False):
         return _contracts.torch_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
 
@@ -201,7 +208,8 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
         return _silu_and_mul_op(x)
     _contracts.check_silu_and_mul(x)
     # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    if _runtime.use_torch("silu_and_mul", _contracts.dims_silu_and_mul(x), routed=False):
+    dims = _contracts.dims_silu_and_mul(x)
+    if _runtime.use_torch("silu_and_mul", dims, routed=False):
         return _contracts.torch_silu_and_mul(x)
     return _silu_and_mul.silu_and_mul(x)
 
@@ -209,7 +217,8 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
 # softmax: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
     _contracts.check_softmax(x)
-    if _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=False):
+    dims = _contracts.dims_softmax(x)
+    if _runtime.use_torch("softmax", dims, routed=False):
         return _contracts.torch_softmax(x)
     return _softmax.softmax(x)
 
@@ -237,6 +246,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
         return _softmax_op(x)
     _contracts.check_softmax(x)
     # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    if _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=False):
+    dims = _contracts.dims_softmax(x)
+    if _runtime.use_torch("softmax", dims, routed=False):
         return _contracts.torch_softmax(x)
     return _softmax.softmax(x)

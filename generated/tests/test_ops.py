@@ -270,3 +270,13 @@ def test_decode_attn(lens: list[int]) -> None:
     with torch.no_grad():
         out = kernelgen_ops.decode_attn(*args)
     _close(out, _ref_decode_attn(*args).to(dtype=dtype, device=device))
+
+
+def test_decode_attn_refuses_what_was_not_verified() -> None:
+    q, k, v, table, lens, scale = _paged(torch.float32, "cpu", [5])
+    with pytest.raises(ValueError, match="64-token pages"):
+        kernelgen_ops.decode_attn(q, k[:, :32], v[:, :32], table, lens, scale)
+    with pytest.raises(TypeError, match="int32"):
+        kernelgen_ops.decode_attn(q, k, v, table.long(), lens, scale)
+    with pytest.raises(ValueError, match="multiple of Hkv"):
+        kernelgen_ops.decode_attn(q[:, :3], k, v, table, lens, scale)
