@@ -106,6 +106,11 @@ class Phases(_Record):
         description="specializations compiled ahead: those this source was not compiled for "
         "before in this Triton cache (Triton may still find some cached)",
     )
+    compiled_by_runner: int = Field(
+        0,
+        description="new specializations left to the judging runner's first call of each: "
+        "a lone one compiles faster than a compile runner starts",
+    )
     slowest_compile: str | None = Field(
         None, description="the longest single compile, which bounds the compile phase"
     )

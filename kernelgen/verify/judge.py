@@ -50,6 +50,10 @@ SLACK = 20.0
 MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
 # Compile runners for a source compiled ahead before, which has only a few new specializations.
 FEW_COMPILERS = 2
+# New specializations the judging runner compiles itself, at its first call of each, when no
+# compile runner is warm: on the H200 a fresh judge of a cached rms_norm seed spent 7.0 s on a
+# compile runner (its process and torch import) for one 0.9 s compile.
+LONE_COMPILES = 2
 # Requests sent ahead of the answer being checked: enough to keep the runner busy while the
 # judge compares; more would only leave more output files waiting in the scratch folder.
 WINDOW = 3
@@ -243,10 +247,6 @@ class Evaluator:
 
         for name, layout in self._bench_layouts:
             add(f"bench {name}", layout)
-        # No bench shape new: a source compiled ahead before, whose new specializations are the
-        # few that this run's drawn padding changes (softmax on the H200: 2 of 51, for which 12
-        # compile runners started, and held the judging runner back).
-        runners = self._compile_workers if jobs else FEW_COMPILERS
 
         def draw() -> None:
             try:
@@ -256,13 +256,30 @@ class Evaluator:
                 feed.close()
 
         misses: list[ahead.Miss] = []
-        with ThreadPoolExecutor(1) as ex:
-            drawing = ex.submit(draw)
-            if feed.wait():  # something new to compile (else no compile runner starts)
-                pool = self.compile_pool(runners)
-                seconds, misses = ahead.compile_ahead(self.spec, pool, feed, runners)
+        if jobs or self.compilers is not None:
+            # A source new to this cache, or runners warm already: each case's layout goes to
+            # them as soon as its truth is drawn. A cached source's new specializations are the
+            # few that this run's drawn padding changes (softmax on the H200: 2 of 51, for which
+            # 12 compile runners started and held the judging runner back): two runners then.
+            runners = self._compile_workers if jobs else FEW_COMPILERS
+            with ThreadPoolExecutor(1) as ex:
+                drawing = ex.submit(draw)
+                if feed.wait():  # something new to compile (else no compile runner starts)
+                    pool = self.compile_pool(runners)
+                    seconds, misses = ahead.compile_ahead(self.spec, pool, feed, runners)
+                    phases.compile = round(seconds, 3)
+                drawing.result()  # a reference that raised is kernelgen's error, not a verdict
+        else:
+            # A cached source and no compile runner warm: how many are new is known only once
+            # every truth is drawn (a few seconds, while the judging runner starts anyway).
+            draw()
+            if len(jobs) <= LONE_COMPILES:
+                phases.compiled_by_runner = len(jobs)
+                jobs.clear()  # not compiled ahead, so not added to the index either
+            else:
+                pool = self.compile_pool(FEW_COMPILERS)
+                seconds, misses = ahead.compile_ahead(self.spec, pool, feed, FEW_COMPILERS)
                 phases.compile = round(seconds, 3)
-            drawing.result()  # a reference that raised is kernelgen's error, not a verdict
         missed = {id(m.job) for m in misses}
         compiled.add([j for j in jobs if j.seconds is not None and id(j) not in missed])
         phases.compiles = len(jobs)

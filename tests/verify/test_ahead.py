@@ -163,10 +163,11 @@ def test_a_cached_source_starts_no_compile_runner(
     no compile runner (on the H200 their start held a fresh judge's runner back 13 s); its
     verdict is the same. On CPU the compile runners are forced on; no bench shapes (the
     interpreter would run them)."""
-    from kernelgen.verify import verify_candidate
+    from kernelgen.verify import judge, verify_candidate
     from kernelgen.verify.judge import Evaluator
 
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(judge, "LONE_COMPILES", 0)  # the next test's path
     # Two small cases are enough to tell (the whole grid twice in the interpreter: 80 s).
     monkeypatch.setattr(
         Evaluator, "cases", lambda self: [c for c in self.spec.cases if c.interpreter][:2]
@@ -181,3 +182,26 @@ def test_a_cached_source_starts_no_compile_runner(
             phases.append((v.phases.compiles, ev.compilers is not None))
     assert phases[0][0] > 0 and phases[0][1]
     assert phases[1] == (0, False)
+
+
+def test_a_lone_new_specialization_is_left_to_the_judging_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A source with no new bench shape and one new case layout starts no compile runner: the
+    judging runner compiles it at its first call (a compile runner's start cost 6 s on the H200
+    for a 0.9 s compile), and it is not entered in the index as compiled ahead."""
+    from kernelgen.verify import verify_candidate
+    from kernelgen.verify.judge import Evaluator
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(
+        Evaluator, "cases", lambda self: [c for c in self.spec.cases if c.interpreter][:1]
+    )
+    seed = ROOT / "seeds" / "softmax.py"
+    with Evaluator("softmax", "cpu", seed=5, keep_warm=False) as ev:
+        ev._compile_workers, ev._bench_layouts = 2, []
+        v = verify_candidate("softmax", seed, device="cpu", evaluator=ev)
+        assert v.accepted, v.reason
+        assert ev.compilers is None
+    assert (v.phases.compiles, v.phases.compiled_by_runner) == (0, 1)
+    assert not (tmp_path / "cache" / "kernelgen-ahead").exists()
