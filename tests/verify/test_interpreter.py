@@ -57,3 +57,47 @@ def test_max_and_min_drop_nan_as_the_gpu_does() -> None:
 def test_the_interpreter_alone_differs() -> None:
     # What the patch is for: without it, the CPU keeps the NaN the GPU drops.
     assert _probe(install=False)["False"] == "[nan, nan, nan, 3.0, nan, nan, nan, -inf]"
+
+
+_FP8_PROBE = """
+import torch, triton, triton.language as tl
+from kernelgen.verify import interpreter
+{install}
+
+@triton.jit
+def k(x_ptr, q_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    q = tl.load(x_ptr + i, mask=i < n).to(tl.float8e4nv)
+    tl.store(q_ptr + i, q, mask=i < n)
+    tl.store(back_ptr + i, q.to(tl.float32), mask=i < n)
+
+g = torch.Generator().manual_seed(0)
+# Values that round up to a power of two, ties, the saturating top, NaN, zeros, a subnormal.
+x = torch.cat([torch.tensor([31.6, 124.4, 17.0, 18.0, 500.0, -1e6, float("nan"), 0.0, -0.0,
+               3e-3]), torch.randn(1000, generator=g) * 100])
+q = torch.empty(x.numel(), dtype=torch.float8_e4m3fn)
+back = torch.empty(x.numel())
+k[(1,)](x, q, back, x.numel(), BLOCK=2048)
+want = x.clamp(-448, 448).to(torch.float8_e4m3fn).float()
+same = lambda a: bool(((a == want) | (a.isnan() & want.isnan())).all())
+print("q", same(q.float()), "back", same(back), q[:10].float().tolist())
+"""
+
+
+def _fp8_probe(install: bool) -> str:
+    code = _FP8_PROBE.format(install="interpreter.install()" if install else "")
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_fp8_casts_round_and_saturate_as_the_gpu_does() -> None:
+    # cvt.rn.satfinite: nearest even (17 -> 16, 18 -> 18), saturated at 448, NaN kept.
+    assert _fp8_probe(install=True) == (
+        "q True back True [32.0, 128.0, 16.0, 18.0, 448.0, -448.0, nan, 0.0, -0.0, 0.00390625]"
+    )
+
+
+def test_the_interpreter_alone_rounds_fp8_wrongly() -> None:
+    assert _fp8_probe(install=False).startswith("q False")
