@@ -112,9 +112,10 @@ def _specials(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
 
 
 def _scalar(item: ScalarInput, size: Size | BenchShape, gen: torch.Generator) -> Any:
-    """Log-uniform in the draw range for a correctness case; `value` for a benchmark shape."""
+    """Log-uniform in the draw range for a correctness case; `value` (or the size's dim) for a
+    benchmark shape."""
     if item.draw is None or not isinstance(size, Size):
-        return item.value
+        return item.value_for(size.dims)
     lo, hi = item.draw
     u = float(torch.rand((), generator=gen, dtype=torch.float64))
     return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))

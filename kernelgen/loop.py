@@ -529,6 +529,8 @@ def render_spec(spec: OpSpec) -> str:
     def describe(i: TensorInput | ScalarInput) -> str:
         if isinstance(i, ScalarInput):
             drawn = f", drawn per run in [{i.draw[0]:g}, {i.draw[1]:g}]" if i.draw else ""
+            if i.dim is not None:
+                return f"scalar = the size's {i.dim!r}"
             return f"scalar = {i.value!r}{drawn}"
         return f"tensor {i.shape}"
 

@@ -10,7 +10,9 @@ A reference module holds
 - optionally ``make_inputs(size, dtype, dist, generator) -> list`` (size: a correctness Size or
   a BenchShape; the CPU tensors in the order of SPEC.inputs, checked against it) and
   ``compare(out, ref, case) -> str | None`` for operators whose inputs have invariants (routing
-  ids, say) or whose outputs are judged by their own rule;
+  ids, say) or whose outputs are judged by their own rule; a compare with a fourth parameter,
+  ``compare(out, ref, case, inputs)``, also gets the call's arguments (indices judged as a set
+  need the values they index);
 - optionally ``eager(...)``: the operator as a torch user calls it (a fused torch kernel, say),
   the peer that speed is measured against, eager and under torch.compile. The reference is the
   ground truth and may be written for clarity and float64; it is the peer when there is no
@@ -88,7 +90,14 @@ class TensorInput(_Strict):
 class ScalarInput(_Strict):
     kind: Literal["scalar"] = "scalar"
     name: str
-    value: float | int | bool = Field(description="benchmarks use it; cases too, without draw")
+    value: float | int | bool | None = Field(
+        None, description="benchmarks use it; cases too, without draw"
+    )
+    dim: str | None = Field(
+        None,
+        description="instead of a value: the int that this dim of each size and bench shape "
+        "has (topk's k, a count that shapes the output and so must vary with the size)",
+    )
     draw: tuple[float, float] | None = Field(
         None,
         description="(lo, hi): correctness cases draw the value log-uniformly from it, per seed, "
@@ -109,6 +118,16 @@ class ScalarInput(_Strict):
         if not (0 < lo < hi < math.inf):
             raise ValueError(f"a log-uniform range needs 0 < lo < hi (finite), got ({lo}, {hi})")
         return draw
+
+    @model_validator(mode="after")
+    def _value_or_dim(self) -> ScalarInput:
+        if (self.value is None) == (self.dim is None):
+            raise ValueError(f"scalar {self.name!r}: give either value or dim, not both or neither")
+        return self
+
+    def value_for(self, dims: dict[str, int]) -> float | int | bool:
+        """The argument for a size or bench shape of these dims (a draw aside)."""
+        return dims[self.dim] if self.dim is not None else self.value  # type: ignore[return-value]
 
 
 def _input_kind(item: Any) -> str:
@@ -196,6 +215,12 @@ class SpecData(_Strict):
                 for key in item.shapes:
                     if key not in names:
                         raise ValueError(f"{group}.{item.name}.shapes: no input named {key!r}")
+                for s in self.inputs:
+                    if isinstance(s, ScalarInput) and s.dim and s.dim not in item.dims:
+                        raise ValueError(
+                            f"{group}.{item.name}: scalar {s.name!r} is dim {s.dim!r}, "
+                            f"dims are {sorted(item.dims)}"
+                        )
                 for d in (self.reduction, *self.bucket):
                     if d is not None and d not in item.dims:
                         raise ValueError(f"{group}.{item.name}: dims lack {d!r}")
@@ -243,7 +268,18 @@ class OpSpec:
         self._cost: Callable[[dict[str, int], int], dict[str, int]] = module.cost
         self.make_inputs: Callable[..., list[Any]] | None = getattr(module, "make_inputs", None)
         self.compare: Callable[..., str | None] | None = getattr(module, "compare", None)
+        # Asked once: the judge compares every call of every case.
+        self._compare_takes_inputs = (
+            self.compare is not None and len(inspect.signature(self.compare).parameters) >= 4
+        )
         self.eager: Callable[..., Any] = getattr(module, "eager", None) or self.reference
+
+    def judge(self, out: Any, ref: Any, case: Case | BenchShape, inputs: list[Any]) -> str | None:
+        """The reference's own compare, given the call's arguments where it takes them."""
+        assert self.compare is not None
+        if self._compare_takes_inputs:
+            return self.compare(out, ref, case, inputs)
+        return self.compare(out, ref, case)
 
     @property
     def arg_names(self) -> list[str]:

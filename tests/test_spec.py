@@ -296,6 +296,78 @@ def test_own_maker_is_held_to_the_spec(project: Path, edit: tuple[str, str], mes
         case_inputs(spec, spec.cases[0], seed=0, device="cpu")
 
 
+COUNTED = (
+    GOOD.replace("def bad(x):", "def bad(x, k):")
+    .replace(
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}]',
+        '"inputs": [{"name": "x", "shape": ["rows", "cols"]}, '
+        '{"kind": "scalar", "name": "k", "dim": "k"}]',
+    )
+    .replace('{"rows": 2, "cols": 3}', '{"rows": 2, "cols": 3, "k": 2}')
+)
+COUNTED_MAKER = """
+def make_inputs(size, dtype, dist, gen):
+    x = torch.randn(size.dims["rows"], size.dims["cols"], generator=gen).to(getattr(torch, dtype))
+    return [x, size.dims["k"]]
+"""
+
+
+def test_scalar_given_by_a_dim(project: Path) -> None:
+    """An int argument that is one of the size's dims (topk's k), not a fixed value."""
+    from kernelgen.inputs import case_inputs
+
+    _write(project, COUNTED + COUNTED_MAKER)
+    spec = load_spec("bad")
+    k = spec.data.inputs[1]
+    assert isinstance(k, ScalarInput) and k.dim == "k" and k.value is None
+    assert k.value_for({"rows": 2, "cols": 3, "k": 2}) == 2
+    assert case_inputs(spec, spec.cases[0], seed=0, device="cpu")[1] == 2
+    eps = ScalarInput(name="eps", value=1e-6)
+    assert eps.value_for({"k": 2}) == 1e-6
+    # The default maker passes it too.
+    _write(project, COUNTED)
+    spec = load_spec("bad")
+    assert case_inputs(spec, spec.cases[0], seed=0, device="cpu")[1] == 2
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (('"dim": "k"}', '"dim": "k", "value": 3}'), r"inputs\.1\.scalar.*either value or dim"),
+        (('"dim": "k"}', "}"), r"inputs\.1\.scalar.*either value or dim"),
+        (
+            ('"cols": 3, "k": 2}, "interpreter"', '"cols": 3}, "interpreter"'),
+            r"sizes\.a: scalar 'k' is dim 'k'",
+        ),
+    ],
+)
+def test_bad_dim_scalar_names_file_and_field(
+    project: Path, edit: tuple[str, str], message: str
+) -> None:
+    _write(project, (COUNTED + COUNTED_MAKER).replace(*edit))
+    with pytest.raises(SpecError, match=r"bad\.py: .*" + message):
+        load_spec("bad")
+
+
+def test_compare_gets_the_inputs_where_it_asks_for_them(project: Path) -> None:
+    """A compare with a fourth parameter is given the call's arguments; one with three is
+    called as before (router_gemm's)."""
+    import torch
+
+    compare = """
+def compare(out, ref, case, inputs):
+    return None if inputs[1] == 2 else f"k {inputs[1]}"
+"""
+    _write(project, COUNTED + COUNTED_MAKER + compare)
+    spec = load_spec("bad")
+    assert spec.judge(None, None, spec.cases[0], [None, 2]) is None
+    assert spec.judge(None, None, spec.cases[0], [None, 3]) == "k 3"
+    gemm = load_spec("router_gemm")
+    case = next(c for c in gemm.cases if c.size.name == "one_token")
+    ref = torch.randn(1, 9, dtype=torch.float64)
+    assert gemm.judge(ref.float(), ref, case, [None, None]) is None
+
+
 def test_fused_moe_spec() -> None:
     spec = load_spec("fused_moe")
     assert {c.dtype for c in spec.cases} == {"float16", "bfloat16"}

@@ -293,6 +293,12 @@ def recheck(
             bad[label] = f"after timing: {describe_error(e)}"
             continue
         failure = checks.structure(out, expected)
+        if failure is None and spec.compare is not None:
+            # The operator's own rule (index sets in any order, quantized values a step apart),
+            # torch's answer standing for the truth.
+            msg = spec.judge(out, expected, shape, sets[0])
+            bad.update({label: f"after timing, the output is not torch's: {msg}"} if msg else {})
+            continue
         if failure is None:
             for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
                 failure, _ = checks.values(o, r.double(), loose)

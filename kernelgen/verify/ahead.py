@@ -227,7 +227,7 @@ def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout
     out: Any = []
     for item in spec.data.inputs:
         if not isinstance(item, TensorInput):
-            out.append(item.value)
+            out.append(item.value_for(shape.dims))
             continue
         dims = shape.shapes.get(item.name) or [resolve_dim(d, shape.dims) for d in item.shape]
         dtype = torch_dtype(shape.dtype if item.dtype == "case" else item.dtype)

@@ -10,7 +10,9 @@ does, so that a CPU acceptance predicts the H200's: `tl.maximum`/`tl.minimum` wi
 `propagate_nan` are PTX `max.f32`/`min.f32` on the GPU, which return the other operand when
 one is NaN; Triton 3.6's interpreter gives NaN (np.maximum). An online softmax whose running
 max came from `tl.maximum` lost its NaN rows on the H200 and kept them on CPU. Its casts to and
-from fp8 are made the GPU's too (see `_gpu_fp8_casts`).
+from fp8, its fp32 -> bf16 rounding and its dots of bf16 and fp8 operands are made the GPU's too
+(`_gpu_fp8_casts`, `_gpu_bf16_dots`): kernels that split fp32 into bf16 pieces for the tensor
+cores (router_gemm's) can then be judged on CPU.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def install() -> None:
     torch.cuda.get_device_name = lambda device=None: H200.name  # type: ignore[assignment]
     _gpu_nan_semantics()
     _gpu_fp8_casts()
+    _gpu_bf16_dots()
 
 
 def _gpu_nan_semantics() -> None:
@@ -60,45 +63,133 @@ def _gpu_nan_semantics() -> None:
     InterpreterBuilder.create_minnumf = lambda self, lhs, rhs: self.binary_op(lhs, rhs, np.fmin)
 
 
-# The GPU's float8 formats, as torch names them, with their largest finite value: Hopper's
+# The GPU's float8 formats: mantissa bits, exponent bias, largest finite. Hopper's
 # cvt.rn.satfinite rounds to nearest even and saturates there (NaN stays NaN).
-_FP8 = {"fp8e4nv": ("float8_e4m3fn", 448.0), "fp8e5": ("float8_e5m2", 57344.0)}
-_WIDE = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16", "fp64": "float64"}
+_FP8 = {"fp8e4nv": (3, 7, 448.0), "fp8e5": (2, 15, 57344.0)}
+_WIDE = {"fp32", "fp16", "bf16", "fp64"}
 
 
 def _gpu_fp8_casts() -> None:
     """Triton 3.6's interpreter rounds to fp8 by the first dropped bit alone and never carries
     into the exponent: 31.6 becomes e4m3 16, not 32 (45109 of 510000 casts of N(0, 100) values
     off on CPU, every one that rounds up to a power of two). Casts between an fp8 format and a
-    wider float go through torch's, which rounds to nearest even, after a clamp to the largest
-    finite: what the H200 computes."""
-    import torch
+    wider float are computed here instead, as the H200 does them. In numpy: torch work inside a
+    launch is what the run-time guard is there to see."""
     from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype, _ir
 
     base = InterpreterBuilder.create_fp_to_fp
 
-    def torch_view(data, name: str) -> torch.Tensor:
-        t = torch.from_numpy(data.copy())  # numpy keeps 16-bit and fp8 floats as unsigned ints
-        if name in _FP8:
-            return t.view(getattr(torch, _FP8[name][0]))
-        return t.view(torch.int16).view(torch.bfloat16) if name == "bf16" else t
-
     def fp_to_fp(self, src, dst_type, rounding_mode):  # noqa: ANN001 - the interpreter's types
         src_name, dst_name = src.dtype.scalar.name, dst_type.scalar.name
+        names = {src_name, dst_name}
         rtne = rounding_mode in (None, _ir.ROUNDING_MODE.RTNE)
-        if (
-            not rtne
-            or not ({src_name, dst_name} & _FP8.keys())
-            or not ({src_name, dst_name} <= _FP8.keys() | _WIDE.keys())
-        ):
+        if not rtne or not names & _FP8.keys() or not names <= _FP8.keys() | _WIDE:
             return base(self, src, dst_type, rounding_mode)
-        x = torch_view(src.data, src_name)
+        wide = (
+            _fp8_decode(src.data, *_FP8[src_name])
+            if src_name in _FP8
+            else _wide(src.data, src_name)
+        )
         if dst_name in _FP8:
-            name, top = _FP8[dst_name]
-            y = x.float().clamp(-top, top).to(getattr(torch, name)).view(torch.uint8)
+            data = _fp8_encode(wide, *_FP8[dst_name])
         else:
-            y = x.to(getattr(torch, _WIDE[dst_name]))
-            y = y.view(torch.int16) if dst_name == "bf16" else y
-        return TensorHandle(y.numpy().view(_get_np_dtype(dst_type)), dst_type.scalar)
+            data = _narrow(wide, dst_name)
+        return TensorHandle(data.view(_get_np_dtype(dst_type)), dst_type.scalar)
 
     InterpreterBuilder.create_fp_to_fp = fp_to_fp
+
+
+def _wide(data, name: str):  # noqa: ANN001, ANN202 - numpy arrays
+    """float64 values of the interpreter's storage (bf16 is kept as its 16 bits)."""
+    import numpy as np
+
+    if name == "bf16":
+        return (data.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return data.astype(np.float64)
+
+
+def _narrow(wide, name: str):  # noqa: ANN001, ANN202
+    """fp8 values (exact in every wider format) stored as the interpreter keeps `name`."""
+    import numpy as np
+
+    if name == "bf16":
+        return (wide.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return wide.astype({"fp32": np.float32, "fp16": np.float16, "fp64": np.float64}[name])
+
+
+def _fp8_encode(wide, mbits: int, bias: int, top: float):  # noqa: ANN001, ANN202
+    """Round to nearest even, saturate at `top`, NaN kept; the fp8 bit patterns as uint8."""
+    import numpy as np
+
+    nan = np.isnan(wide)
+    neg = np.signbit(wide)
+    a = np.clip(np.abs(np.where(nan, 0.0, wide)), 0.0, top)
+    lowest = 2.0 ** (1 - bias)  # the smallest normal; below it a fixed spacing
+    _, e = np.frexp(np.maximum(a, lowest))  # a = f * 2^e with f in [0.5, 1)
+    quantum = np.ldexp(1.0, e - 1 - mbits)
+    v = np.minimum(np.rint(a / quantum) * quantum, top)  # rint: ties to even
+    normal = v >= lowest
+    _, e = np.frexp(np.where(normal, v, 1.0))
+    exp_bits = np.where(normal, e - 1 + bias, 0)
+    frac = np.where(normal, v / np.ldexp(1.0, e - 1) - 1.0, v / lowest)
+    man_bits = np.rint(frac * 2**mbits).astype(np.int64)
+    bits = (exp_bits.astype(np.int64) << mbits) | man_bits
+    bits = np.where(nan, 0x7F, bits) | np.where(neg, 0x80, 0)
+    return bits.astype(np.uint8)
+
+
+def _fp8_decode(data, mbits: int, bias: int, top: float):  # noqa: ANN001, ANN202
+    """float64 values of fp8 bit patterns (uint8); NaN for the NaN patterns, inf for e5m2's."""
+    import numpy as np
+
+    b = data.astype(np.int64)
+    exp_bits = (b >> mbits) & ((1 << (7 - mbits)) - 1)
+    man = (b & ((1 << mbits) - 1)).astype(np.float64) / 2**mbits
+    v = np.where(exp_bits == 0, man * 2.0 ** (1 - bias), (1 + man) * np.ldexp(1.0, exp_bits - bias))
+    magnitude = b & 0x7F
+    if mbits == 3:  # e4m3fn: no inf, one NaN pattern
+        v = np.where(magnitude == 0x7F, np.nan, v)
+    else:  # e5m2: IEEE-like
+        v = np.where(magnitude == 0x7C, np.inf, np.where(magnitude > 0x7C, np.nan, v))
+    return np.where(b & 0x80, -v, v)
+
+
+def _gpu_bf16_dots() -> None:
+    """Triton 3.6's interpreter multiplies the bit patterns of bf16 (and fp8-as-fp16 after its
+    lossy cast) in tl.dot, rounds fp32 -> bf16 by truncation, and casts ints to bf16 by
+    reinterpreting them (-1 becomes NaN). The GPU's dot multiplies the exact values and sums in
+    fp32; its conversions to bf16 round to nearest even."""
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype
+
+    base_dot = InterpreterBuilder.create_dot
+    base_cast = InterpreterBuilder.cast_impl
+
+    def exact(h):  # noqa: ANN001, ANN202
+        name = h.dtype.scalar.name
+        if name in _FP8:
+            return _fp8_decode(h.data, *_FP8[name]).astype(np.float32)
+        return _wide(h.data, name).astype(np.float32) if name == "bf16" else h.data
+
+    def dot(self, a, b, d, input_precision, max_num_imprecise_acc):  # noqa: ANN001
+        names = {a.dtype.scalar.name, b.dtype.scalar.name}
+        if not names & ({"bf16"} | _FP8.keys()):
+            return base_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+        out = np.matmul(exact(a), exact(b), dtype=np.float32).astype(d.data.dtype) + d.data
+        return TensorHandle(out, d.dtype.scalar)
+
+    def cast(self, src, dst_type):  # noqa: ANN001
+        s, d = src.dtype.scalar.name, dst_type.scalar.name
+        if s == d or "bf16" not in (s, d) or (s == "bf16" and d == "fp32"):
+            return base_cast(self, src, dst_type)
+        if s == "bf16":  # to an int or another float: from the value
+            data = _wide(src.data, "bf16").astype(_get_np_dtype(dst_type))
+            return TensorHandle(data, dst_type.scalar)
+        bits = src.data.astype(np.float32).view(np.uint32).astype(np.uint64)
+        rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        quiet = ((bits >> 16) | 0x40).astype(np.uint16)
+        data = np.where(np.isnan(src.data.astype(np.float32)), quiet, rounded)
+        return TensorHandle(data, dst_type.scalar)
+
+    InterpreterBuilder.create_dot = dot
+    InterpreterBuilder.cast_impl = cast

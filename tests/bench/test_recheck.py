@@ -28,3 +28,23 @@ def test_recheck_flags_a_kernel_that_changed_its_answer() -> None:
     )
     assert set(bad) == {"lazy", "broken", "wrong_shape"}
     assert "not torch's" in bad["lazy"] and "RuntimeError: gone" in bad["broken"]
+
+
+def test_recheck_judges_by_the_operators_own_rule() -> None:
+    """topk's indices are a set: the same set in another order is torch's answer, one wrong
+    index is not (an elementwise check would flag the first and could miss nothing)."""
+    spec = load_spec("topk")
+    shape = spec.data.bench[0].model_copy(update={"dims": {"B": 4, "N": 64, "k": 8}})
+    x = torch.randn(4, 64)
+    sets = [[x, 8]]
+
+    def reversed_order(x, k):
+        return torch.topk(x, k).indices.flip(-1).to(torch.int32)
+
+    def one_wrong(x, k):
+        ids = torch.topk(x, k).indices.to(torch.int32)
+        ids[0, 0] = torch.topk(x[0], k + 1).indices[k].to(torch.int32)
+        return ids
+
+    bad = recheck(spec, shape, {"reversed": reversed_order, "one_wrong": one_wrong}, sets)
+    assert set(bad) == {"one_wrong"}

@@ -49,9 +49,24 @@ OPS = {
         "x @ torch.tensor([[(-1.0) ** bin(i & j).count('1') * x.shape[-1] ** -0.5 for j in "
         "range(x.shape[-1])] for i in range(x.shape[-1])], dtype=x.dtype, device=x.device)",
     ),
+    "act_quant": (
+        "x",
+        "x.shape",
+        "(lambda g, s: (torch.where(s > 0, g / s, 0.0).reshape(x.shape).to(torch.float8_e4m3fn), "
+        "s.reshape(g.shape[:2])))(x.float().reshape(x.shape[0], -1, 128), x.float().reshape("
+        "x.shape[0], -1, 128).abs().amax(-1, keepdim=True) / 448)",
+    ),
+    "topk": ("x, k", "(x.shape[0], k)", "torch.topk(x, k, dim=-1).indices.to(torch.int32)"),
 }
 # The output dtype where it is not x's.
-OUT_DTYPE = {"router_gemm": "torch.float32"}
+OUT_DTYPE = {"router_gemm": "torch.float32", "topk": "torch.int32"}
+# Operators with several outputs: the shape and dtype of each, in order.
+OUTPUTS = {
+    "act_quant": [
+        ("x.shape", "torch.float8_e4m3fn"),
+        ("(x.shape[0], x.shape[1] // 128)", "torch.float32"),
+    ],
+}
 
 _HEADER = """
 import torch
@@ -79,28 +94,28 @@ def _first(op: str) -> str:
     return OPS[op][0].split(",")[0].strip()
 
 
-def zeros(op: str) -> str:
-    _, shape, _ = OPS[op]
+def _filled(op: str, write: bool) -> str:
+    """A launcher that allocates each output and has a kernel write zeros into it, or nothing."""
     x = _first(op)
-    return _launcher(
-        op,
-        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, f"{x}.dtype")}, device={x}.device)
-    _fill_kernel[(triton.cdiv(max(y.numel(), 1), 1024),)](y, y.numel(), WRITE=True, BLOCK=1024)
-    return y
-""",
-    )
+    outs = OUTPUTS.get(op) or [(OPS[op][1], OUT_DTYPE.get(op, f"{x}.dtype"))]
+    body = ""
+    for i, (shape, dtype) in enumerate(outs):
+        grid, n = (
+            ("triton.cdiv(max(y{i}.numel(), 1), 1024)", f"y{i}.numel()") if write else ("1", "0")
+        )
+        body += f"""    y{i} = torch.empty({shape}, dtype={dtype}, device={x}.device)
+    _fill_kernel[({grid.format(i=i)},)](y{i}, {n}, WRITE={write}, BLOCK=1024)
+"""
+    names = ", ".join(f"y{i}" for i in range(len(outs)))
+    return _launcher(op, body + f"    return {names if len(outs) == 1 else f'({names})'}\n")
+
+
+def zeros(op: str) -> str:
+    return _filled(op, write=True)
 
 
 def empty_like(op: str) -> str:
-    _, shape, _ = OPS[op]
-    x = _first(op)
-    return _launcher(
-        op,
-        f"""    y = torch.empty({shape}, dtype={OUT_DTYPE.get(op, f"{x}.dtype")}, device={x}.device)
-    _fill_kernel[(1,)](y, 0, WRITE=False, BLOCK=16)
-    return y
-""",
-    )
+    return _filled(op, write=False)
 
 
 def passthrough(op: str) -> str:
@@ -160,6 +175,12 @@ def _changed(src: str, old: str, new: str) -> str:
 def noisy(op: str) -> str:
     """The reference plus relative noise of 1e-3: the right shape everywhere, wrong values."""
     src = _seed(op)
+    if op == "act_quant":  # q's noise would round away: the scales carry it
+        store = "tl.store(s_ptr + row * stride_sm + group, scale"
+        return _changed(src, store, f"{store} * (1.0 + 1e-3 * tl.sin(group * 12.9898))")
+    if op == "topk":  # every fifth column's index one too high: a neighbour for the entry
+        store = "tl.store(i_row + at_gt, cols, "
+        return _changed(src, store, "tl.store(i_row + at_gt, cols + (cols % 5 == 4), ")
     if op == "decode_attn":
         out = "    out = acc / l_i\n"
         noise = "(1.0 + 1e-3 * tl.sin(ds.to(tl.float32) * 12.9898))"
@@ -278,6 +299,41 @@ def short_parity(op: str) -> str:
     return _changed(src, folds, "")
 
 
+def pow2_scales(op: str) -> str:
+    """The seed with each scale rounded up to a power of two (the UE8M0 scales of some FP8
+    recipes): q * scale stays within a step of x, and the scale is not amax / 448."""
+    src = _seed(op)
+    return _changed(src, "scale = amax / 448.0", "scale = tl.exp2(tl.ceil(tl.log2(amax / 448.0)))")
+
+
+def no_zero_guard(op: str) -> str:
+    """The seed dividing by the scale everywhere: NaN for an all-zero group (0 / 0)."""
+    src = _seed(op)
+    return _changed(src, "q = tl.where(scale > 0, x / scale, 0.0)", "q = x / scale")
+
+
+def below_threshold(op: str) -> str:
+    """The seed filling the slots left after the values above the k-th largest with the first
+    values at or below it in column order, not those equal to it: k distinct indices, one or
+    more of a smaller value (an off-by-one threshold)."""
+    return _changed(_seed(op), "eq = ((v == t) & ok)", "eq = ((v <= t) & ok)")
+
+
+def smallest(op: str) -> str:
+    """The seed selecting the k smallest values (it ranks -x): a wrong set of the right size,
+    right only where k = N."""
+    load = "mask=ok, other=0.0).to(tl.float32)"
+    return _changed(_seed(op), load, load + " * -1.0")
+
+
+def repeats_first(op: str) -> str:
+    """The seed with its last slot overwritten by its first index: the right size reached by
+    an index chosen twice (right only where k = 1). CPU only: on a GPU the read of its own
+    store would race."""
+    end = "        done_eq += tl.sum(eq, axis=0)\n"
+    return _changed(_seed(op), end, end + "    tl.store(i_row + k - 1, tl.load(i_row))\n")
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -300,4 +356,9 @@ OP_CONTROLS = {
     ("decode_attn", "no_running_max"): (no_running_max, {"incorrect"}, "NaN at"),
     ("hadamard", "unscaled"): (unscaled, {"incorrect"}, "entries off"),
     ("hadamard", "short_parity"): (short_parity, {"incorrect"}, "entries off"),
+    ("act_quant", "pow2_scales"): (pow2_scales, {"incorrect"}, "expected amax / 448"),
+    ("act_quant", "no_zero_guard"): (no_zero_guard, {"incorrect"}, "q nan"),
+    ("topk", "below_threshold"): (below_threshold, {"incorrect"}, "wrong set of the right size"),
+    ("topk", "smallest"): (smallest, {"incorrect"}, "wrong set of the right size"),
+    ("topk", "repeats_first"): (repeats_first, {"incorrect"}, "chosen more than once"),
 }

@@ -101,3 +101,39 @@ def test_fp8_casts_round_and_saturate_as_the_gpu_does() -> None:
 
 def test_the_interpreter_alone_rounds_fp8_wrongly() -> None:
     assert _fp8_probe(install=False).startswith("q False")
+
+
+_BF16_PROBE = """
+import torch, triton, triton.language as tl
+from kernelgen.verify import interpreter
+{install}
+
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, h_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + i).to(tl.bfloat16)
+    tl.store(h_ptr + i, a.to(tl.float32))
+    tl.store(c_ptr + i, tl.dot(a, tl.load(b_ptr + i).to(tl.bfloat16)))
+
+g = torch.Generator().manual_seed(0)
+a, b = torch.randn(32, 32, generator=g), torch.randn(32, 32, generator=g)
+c, h = torch.empty(32, 32), torch.empty(32, 32)
+k[(1,)](a, b, c, h, N=32)
+want = a.bfloat16().float() @ b.bfloat16().float()
+print(bool((h == a.bfloat16().float()).all()), float((c - want).abs().max()) < 1e-4)
+"""
+
+
+def test_bf16_rounds_to_nearest_even_and_dots_multiply_values() -> None:
+    """cvt.rn.bf16.f32 and a tensor-core dot of bf16 values (exact products, fp32 sums): what
+    kernels that split fp32 into bf16 pieces rely on. Without the patch both are wrong."""
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    for install, want in (("interpreter.install()", "True True"), ("", "False False")):
+        out = subprocess.run(
+            [sys.executable, "-c", _BF16_PROBE.format(install=install)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        assert out == want, (install, out)

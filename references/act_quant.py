@@ -1,0 +1,149 @@
+"""act_quant(x): per-token-group FP8 quantization, group 128, as DeepSeek-V3/V4 quantize the
+activations that enter an FP8 GEMM. x (M, K) -> (q (M, K) float8_e4m3fn, scales (M, K/128) fp32):
+per group of 128 consecutive entries of a row, scale = amax / 448 (448: e4m3's largest finite) and
+q = x / scale rounded to e4m3, so that q * scale gives x back within one e4m3 step.
+
+An all-zero group has scale 0 and q 0 (0 / 0 would be NaN). Computed in float64 from the inputs
+(exact for 16-bit and fp32 x), the scale rounded once to fp32 and q = x / that scale rounded once
+to e4m3: a kernel's x / scale in fp32 rounds twice, and may land one e4m3 step away at a tie,
+which the comparison allows. Its scales must be amax / 448 to fp32 rounding: a scale of another
+rule (a power of two, one per row) can dequantize to values close to x, and is still not the
+scale an FP8 GEMM downstream was built for.
+
+Memory traffic: x read once, q written once (1 byte an entry), the scales (4 bytes a group): the
+operator is memory-bound; the speed to reach is the copy ceiling.
+"""
+
+import torch
+
+from kernelgen.inputs import lay_out, values
+
+GROUP = 128
+E4M3_MAX = 448.0
+
+
+def act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, k = x.shape
+    groups = x.double().reshape(m, k // GROUP, GROUP)
+    amax = groups.abs().amax(dim=-1, keepdim=True)
+    scale = (amax / E4M3_MAX).float()
+    wide = scale.double()
+    q = torch.where(wide > 0, groups / wide, 0.0)  # 0 / 0 where not taken
+    return q.reshape(m, k).to(torch.float8_e4m3fn), scale.reshape(m, k // GROUP)
+
+
+def eager(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The peer for speed: the quantization as torch code in a model writes it, in fp32."""
+    m, k = x.shape
+    groups = x.float().reshape(m, k // GROUP, GROUP)
+    scale = groups.abs().amax(dim=-1, keepdim=True) / E4M3_MAX
+    q = torch.where(scale > 0, groups / scale, 0.0).to(torch.float8_e4m3fn)
+    return q.view(m, k), scale.view(m, k // GROUP)
+
+
+def e4m3_step(v: torch.Tensor) -> torch.Tensor:
+    """The spacing of e4m3 values at |v|: 2^(e - 3) in the binade [2^e, 2^(e + 1)), and the
+    subnormals' 2^-9 below 2^-6."""
+    mag = v.double().abs().clamp_min(2.0**-6)
+    return torch.exp2(torch.floor(torch.log2(mag)) - 3)
+
+
+def compare(out, ref, case) -> str | None:
+    """Scales equal to the reference's within one fp32 unit (a kernel may multiply by 1/448);
+    q within one e4m3 step of the reference's, where the steps are those of the larger of the
+    two (x / scale rounded in fp32 first may cross a tie); no NaN anywhere, so an all-zero
+    group's q is 0."""
+    q, scale = out
+    q_ref, scale_ref = ref
+    s, s_ref = scale.double(), scale_ref.double()
+    s_err = (s - s_ref).abs()
+    s_bad = ~(s_err <= s_ref.abs() * 2.0**-23)  # NaN is bad too
+    if bool(s_bad.any()):
+        m, g = (int(i) for i in s_bad.nonzero()[0])
+        return (
+            f"scale {float(s[m, g]):.9g} of row {m} group {g}, expected amax / 448 = "
+            f"{float(s_ref[m, g]):.9g}; {int(s_bad.sum())} of {s.numel()} scales off"
+        )
+    v, v_ref = q.double(), q_ref.double()
+    step = e4m3_step(torch.maximum(v.abs(), v_ref.abs()))
+    q_bad = ~((v - v_ref).abs() <= step)
+    if bool(q_bad.any()):
+        m, j = (int(i) for i in q_bad.nonzero()[0])
+        return (
+            f"q {float(v[m, j]):.6g} at [{m}, {j}], expected {float(v_ref[m, j]):.6g} (one e4m3 "
+            f"step there is {float(step[m, j]):.3g}); {int(q_bad.sum())} of {v.numel()} off"
+        )
+    return None
+
+
+def make_inputs(size, dtype: str, dist: str, gen: torch.Generator) -> list:
+    """x in the case's distribution with each group scaled by its own power of two, 2^-8 to
+    2^6 (fp16's range holds the wide distribution's): groups' scales differ by orders of
+    magnitude, so a kernel sharing one scale between groups cannot pass on values alone. About
+    one group in 16 is all zero (at least one per case): the group whose scale is 0."""
+    m, k = size.dims["M"], size.dims["K"]
+    x = values([m, k], dist, gen).view(m, k // GROUP, GROUP)
+    x = x * torch.exp2(torch.randint(-8, 7, (m, k // GROUP, 1), generator=gen).double())
+    zero = torch.rand(m, k // GROUP, generator=gen) < 1 / 16
+    zero.view(-1)[torch.randint(0, zero.numel(), (1,), generator=gen)] = True
+    x = x.masked_fill(zero[..., None], 0.0).view(m, k)
+    layout = getattr(size, "layout", "contiguous")
+    return [lay_out(x.to(getattr(torch, dtype)), layout, gen)]
+
+
+def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
+    n = dims["M"] * dims["K"]
+    return {"bytes": n * itemsize + n + n // GROUP * 4, "flops": 2 * n}
+
+
+def _gpu(name: str, m: int, k: int, **extra) -> dict:
+    return {"name": name, "dims": {"M": m, "K": k}, **extra}
+
+
+SPEC = {
+    "inputs": [{"name": "x", "shape": ["M", "K"]}],
+    # bf16 in the models; the interpreter runs the same cases in fp16 and fp32 (its bf16
+    # arithmetic is wrong, its fp8 casts are the GPU's: kernelgen/verify/interpreter.py).
+    "dtypes": ["bfloat16", "float16", "float32"],
+    # No specials: a NaN's group has a NaN amax by torch's rule and a finite one by tl.max's.
+    "dists": ["normal", "uniform", "wide"],
+    "bucket": ["M", "K"],
+    "sizes": [
+        # CPU: K a multiple of 128 by definition; one group, one row, odd row counts, a strided
+        # and a column-major x, more rows than a persistent grid of 4 programs per SM.
+        {"name": "one_group", "dims": {"M": 1, "K": 128}, "interpreter": True},
+        {"name": "odd_rows", "dims": {"M": 37, "K": 384}, "interpreter": True},
+        {"name": "wide_row", "dims": {"M": 3, "K": 7168}, "interpreter": True, "dists": ["normal"]},
+        {
+            "name": "strided",
+            "dims": {"M": 19, "K": 256},
+            "layout": "strided",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        {
+            "name": "transposed",
+            "dims": {"M": 45, "K": 256},
+            "layout": "transposed",
+            "interpreter": True,
+            "dists": ["normal"],
+        },
+        {
+            "name": "rows_past_grid",
+            "dims": {"M": 531, "K": 128},
+            "interpreter": True,
+            "dtypes": ["float16"],
+            "dists": ["normal"],
+        },
+        # GPU: the bench shapes' widths, and more rows than any persistent grid (a prime count).
+        _gpu("decode_7168", 16, 7168),
+        _gpu("prefill_7168", 4096, 7168, dists=["normal"]),
+        _gpu("rows_past_gpu_grid", 20011, 256, dtypes=["bfloat16", "float16"], dists=["normal"]),
+        _gpu("strided_gpu", 333, 7168, layout="strided", dtypes=["bfloat16"], dists=["normal"]),
+    ],
+    "bench": [
+        {"name": "16x7168", "dims": {"M": 16, "K": 7168}},
+        {"name": "4096x7168", "dims": {"M": 4096, "K": 7168}},
+        {"name": "16384x7168", "dims": {"M": 16384, "K": 7168}},
+    ],
+}
