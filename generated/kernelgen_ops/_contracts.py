@@ -13,6 +13,8 @@ call, which takes it where the kernel lost.
 A new operator needs these four here before `kernelgen promote` accepts it.
 """
 
+import functools
+
 import torch
 import torch.nn.functional as F
 
@@ -296,3 +298,73 @@ def torch_decode_attn(
         scale=scale,
     )
     return out.reshape(batch, heads, head_dim).to(q.dtype)
+
+
+# hadamard was verified for the powers of two from 64 to 4096 (the models' range).
+_HADAMARD_WIDTHS = frozenset(1 << i for i in range(6, 13))
+
+
+def check_hadamard(x: torch.Tensor) -> None:
+    _check_tensor("hadamard", "x", x)
+    _check_rows("hadamard", x)
+    if x.shape[-1] not in _HADAMARD_WIDTHS:
+        raise ValueError(
+            f"kernelgen_ops.hadamard: x's last dimension is {x.shape[-1]}; the kernel is "
+            "verified for the powers of two from 64 to 4096"
+        )
+
+
+def fake_hadamard(x: torch.Tensor) -> torch.Tensor:
+    check_hadamard(x)
+    return x.new_empty(x.shape)
+
+
+def dims_hadamard(x: torch.Tensor) -> tuple[int, ...]:
+    d = x.shape[-1]
+    return (x.numel() // d, d)
+
+
+@functools.lru_cache(maxsize=16)
+def _sylvester(d: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """H_D * D^-0.5, built once per (D, dtype, device) as a model would keep it."""
+    h = torch.ones(1, 1, dtype=torch.float64)
+    while h.shape[0] < d:
+        h = torch.cat((torch.cat((h, h), 1), torch.cat((h, -h), 1)), 0)
+    return (h * d**-0.5).to(dtype=dtype, device=device)
+
+
+def torch_hadamard(x: torch.Tensor) -> torch.Tensor:
+    return x @ _sylvester(x.shape[-1], x.dtype, x.device)
+
+
+_QUANT_GROUP = 128
+
+
+def check_act_quant(x: torch.Tensor) -> None:
+    _check_tensor("act_quant", "x", x)
+    if x.dim() != 2 or x.shape[1] == 0 or x.shape[1] % _QUANT_GROUP:
+        raise ValueError(
+            f"kernelgen_ops.act_quant: x has shape {tuple(x.shape)}; expected (M, K) with K a "
+            f"positive multiple of the group size {_QUANT_GROUP}"
+        )
+
+
+def fake_act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    check_act_quant(x)
+    m, k = x.shape
+    return (
+        x.new_empty((m, k), dtype=torch.float8_e4m3fn),
+        x.new_empty((m, k // _QUANT_GROUP), dtype=torch.float32),
+    )
+
+
+def dims_act_quant(x: torch.Tensor) -> tuple[int, ...]:
+    return (x.shape[0], x.shape[1])
+
+
+def torch_act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    m, k = x.shape
+    groups = x.float().reshape(m, k // _QUANT_GROUP, _QUANT_GROUP)
+    scale = groups.abs().amax(dim=-1, keepdim=True) / 448.0
+    q = torch.where(scale > 0, groups / scale, 0.0).to(torch.float8_e4m3fn)
+    return q.view(m, k), scale.view(m, k // _QUANT_GROUP)
