@@ -27,8 +27,9 @@ TUNED: dict[str, dict[str, int]] = {}
 
 # The keys of -inf (0xFF800000, its magnitude bits flipped) and +inf (0x7F800000): every key
 # strictly between them is a finite value or -0.0, so the search never meets a NaN.
-NEG_INF_KEY: tl.constexpr = -2139095041
-POS_INF_KEY: tl.constexpr = 2139095040
+# (Instances, not annotations: compiled for a GPU, a kernel may read only constexpr globals.)
+NEG_INF_KEY = tl.constexpr(-2139095041)
+POS_INF_KEY = tl.constexpr(2139095040)
 
 
 @triton.jit
