@@ -375,6 +375,15 @@ def _template(name: str) -> Template:
 _WIDTH = 100  # the project's line length: the rendered __init__.py passes ruff unchanged
 
 
+def _all_names(ops: list[str]) -> str:
+    """The inside of __all__'s brackets: one line where it fits in 100 columns, else one name a
+    line, as ruff format writes it."""
+    one = ", ".join(f'"{op}"' for op in ops)
+    if len(f"__all__ = [{one}]") <= _WIDTH:
+        return one
+    return "\n" + "".join(f'    "{op}",\n' for op in ops)
+
+
 def _def(name: str, params: list[str], returns: str) -> str:
     one = f"def {name}({', '.join(params)}) -> {returns}:"
     if len(one) <= _WIDTH:
@@ -428,7 +437,7 @@ def render_init(manifest: Manifest) -> str:
         .substitute(
             listing="\n".join(listing) or "    (no operators yet)",
             imports="\n".join(imports),
-            all=", ".join(f'"{op}"' for op in ops),
+            all=_all_names(ops),
             blocks="".join(blocks),
         )
         .rstrip("\n")

@@ -2,7 +2,9 @@
 
 Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
+    kernelgen_ops.act_quant(...)     20261202-090205-agent-5e72/r01-c01, 14.35x vs eager
     kernelgen_ops.decode_attn(...)   20261202-032133-agent-e9a6/r01-c01, 46.42x vs eager
+    kernelgen_ops.hadamard(...)      20261202-090420-agent-ef70/r03-c01, 1.40x vs eager
     kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
     kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
@@ -19,7 +21,9 @@ forces one path, for testing.
 import torch
 
 from . import _contracts, _runtime
+from . import act_quant as _act_quant
 from . import decode_attn as _decode_attn
+from . import hadamard as _hadamard
 from . import rms_norm as _rms_norm
 from . import router_gemm as _router_gemm
 from . import silu_and_mul as _silu_and_mul
@@ -31,12 +35,61 @@ from ._routing import use as use
 from ._runtime import dispatch_mode as dispatch_mode
 from ._runtime import set_dispatch as set_dispatch
 
-__all__ = ["decode_attn", "rms_norm", "router_gemm", "silu_and_mul", "softmax"]
+__all__ = [
+    "act_quant",
+    "decode_attn",
+    "hadamard",
+    "rms_norm",
+    "router_gemm",
+    "silu_and_mul",
+    "softmax",
+]
 
 
 def available() -> dict[str, dict]:
     """Each operator's provenance: source, run, proposer, device measured on, speedups."""
     return _runtime.available()
+
+
+# act_quant: agent run 20261202-090205-agent-5e72/r01-c01 on NVIDIA H200, 14.35x vs eager
+def _act_quant_impl(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    _contracts.check_act_quant(x)
+    dims = _contracts.dims_act_quant(x)
+    if _runtime.use_torch("act_quant", dims, routed=False):
+        return _contracts.torch_act_quant(x)
+    return _act_quant.act_quant(x)
+
+
+def _act_quant_fake(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return _contracts.fake_act_quant(x)
+
+
+_act_quant_op = _runtime.register(
+    "act_quant",
+    _act_quant_impl,
+    _act_quant_fake,
+)
+
+
+def act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """act_quant(x): per-token-group FP8 quantization, group 128, as DeepSeek-V3/V4 quantize the
+    activations that enter an FP8 GEMM. x (M, K) -> (q (M, K) float8_e4m3fn, scales (M, K/128)
+    fp32): per group of 128 consecutive entries of a row, scale = amax / 448 (448: e4m3's largest
+    finite) and q = x / scale rounded to e4m3, so that q * scale gives x back within one e4m3 step.
+
+    Kernel: agent run 20261202-090205-agent-5e72/r01-c01 on NVIDIA H200, 14.35x vs eager; see
+    kernelgen_ops.available()["act_quant"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _act_quant_op(x)
+    _contracts.check_act_quant(x)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    dims = _contracts.dims_act_quant(x)
+    if _runtime.use_torch("act_quant", dims, routed=False):
+        return _contracts.torch_act_quant(x)
+    return _act_quant.act_quant(x)
 
 
 # decode_attn: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager
@@ -97,6 +150,47 @@ def decode_attn(
     if _runtime.use_torch("decode_attn", dims, routed=False):
         return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
     return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+
+
+# hadamard: agent run 20261202-090420-agent-ef70/r03-c01 on NVIDIA H200, 1.40x vs eager
+def _hadamard_impl(x: torch.Tensor) -> torch.Tensor:
+    _contracts.check_hadamard(x)
+    dims = _contracts.dims_hadamard(x)
+    if _runtime.use_torch("hadamard", dims, routed=False):
+        return _contracts.torch_hadamard(x)
+    return _hadamard.hadamard(x)
+
+
+def _hadamard_fake(x: torch.Tensor) -> torch.Tensor:
+    return _contracts.fake_hadamard(x)
+
+
+_hadamard_op = _runtime.register(
+    "hadamard",
+    _hadamard_impl,
+    _hadamard_fake,
+)
+
+
+def hadamard(x: torch.Tensor) -> torch.Tensor:
+    """hadamard(x): x @ H_D * D^-0.5 over the last dimension, H_D the Sylvester Hadamard matrix of
+    size D (a power of two, 64 to 4096 in the models): H_1 = [1], H_2n = [[H_n, H_n], [H_n, -H_n]],
+    so H[i, j] = (-1)^popcount(i & j). DeepSeek-V4 rotates activations with it before FP8
+    quantization (FlagGems 5.0.2 ships a Triton kernel for it); scaled by D^-0.5 it is orthonormal.
+
+    Kernel: agent run 20261202-090420-agent-ef70/r03-c01 on NVIDIA H200, 1.40x vs eager; see
+    kernelgen_ops.available()["hadamard"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _hadamard_op(x)
+    _contracts.check_hadamard(x)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    dims = _contracts.dims_hadamard(x)
+    if _runtime.use_torch("hadamard", dims, routed=False):
+        return _contracts.torch_hadamard(x)
+    return _hadamard.hadamard(x)
 
 
 # rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
