@@ -25,11 +25,17 @@ from kernelgen.records import BenchRecord, CompileFacts, Environment, ShapeTimin
 from kernelgen.spec import OpSpec, load_spec
 
 if TYPE_CHECKING:
-    from kernelgen.bench.worker import TuneResult, VariantShape
+    from kernelgen.bench.worker import Skip, TuneResult, VariantShape
 
 __all__ = ["accepts", "bench_files", "save_bench", "tune_variants"]
 
 DEFAULT_TIMEOUT_S = 600.0
+# The tuner's budget for one variant's compile on one shape. A verify waits minutes for a huge
+# whole-row block (it must judge the kernel as written); a search need not: softmax's 262144-wide
+# block took 50-60 s per num_warps on the H200, so its two vocab buckets alone outran the 90 s
+# target of a whole tune. A variant past the budget is not timed on that shape, so it cannot win
+# that bucket, which keeps the baseline's config.
+TUNE_COMPILE_S = 30.0
 # Host memory cap of the worker: inputs are drawn in float64 on the CPU before they move, and
 # torch.compile keeps its graphs in this process.
 BENCH_MEMORY_MB = 32768
@@ -149,6 +155,7 @@ def tune_variants(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     seed: int | None = None,
     baseline: int | None = None,
+    compile_budget_s: float = TUNE_COMPILE_S,
 ) -> TuneResult:
     """Time each variant source on each shape (no peers): per variant, per shape, the median us
     or why there is none. A variant that fails to compile or runs out of resources fails alone;
@@ -158,7 +165,8 @@ def tune_variants(
     `baseline` is the index of the source the others must beat (the current best as it is): it
     is timed in every worker the variants run in, and each variant's rows carry its time from
     the same process and rounds (baseline_us), so the comparison is interleaved however the
-    variants were split."""
+    variants were split. A variant whose compile on a shape runs past `compile_budget_s` is
+    not timed there (its row says so)."""
     from kernelgen.bench.worker import select_shapes
 
     spec = load_spec(op)
@@ -168,9 +176,9 @@ def tune_variants(
     if baseline is not None and not 0 <= baseline < len(sources):
         raise UsageError(f"tune {op}: baseline {baseline} is not one of {len(sources)} sources")
     _require_cuda()
-    compiled = compile_variants(spec, sources, names)
+    compiled, over = compile_variants(spec, sources, names, compile_budget_s)
     start = time.monotonic()
-    tuning = _Tuning(op, sources, timeout_s, _new_seed(seed), baseline)
+    tuning = _Tuning(op, sources, timeout_s, _new_seed(seed), baseline, over)
     tuning.run(list(range(len(sources))), names)
     result = tuning.result(names)
     result.compile_seconds = round(compiled, 3)
@@ -178,39 +186,62 @@ def tune_variants(
     return result
 
 
-def compile_variants(spec: OpSpec, sources: list[str], shapes: list[str]) -> float:
+def compile_variants(
+    spec: OpSpec, sources: list[str], shapes: list[str], budget_s: float = TUNE_COMPILE_S
+) -> tuple[float, list[Skip]]:
     """The whole space compiled for every bench shape, in parallel, before the timing worker
     starts: the worker then loads each binary from Triton's cache instead of compiling one
     variant after another while the GPU waits. Failures are left to the worker, where a
-    variant that does not compile fails alone. Returns the seconds it took."""
+    variant that does not compile fails alone; a compile past `budget_s` is stopped and
+    returned as a skip, which the worker must not compile again. Returns the seconds it took
+    and the skips."""
     import tempfile
 
+    from kernelgen.bench.worker import Skip
     from kernelgen.verify import DEFAULT_MEMORY_MB, ahead
 
     by_name = {s.name: s for s in spec.data.bench}
     layouts = [(n, ahead.bench_layout(spec, by_name[n], "cuda")) for n in shapes]
     with tempfile.TemporaryDirectory(prefix="kernelgen-tune-ahead-") as tmp:
-        jobs = []
+        jobs, of = [], {}
         for i, source in enumerate(sources):
             path = Path(tmp) / f"variant_{i}.py"
             path.write_text(source)
-            jobs += [ahead.Job(path, layout, f"variant {i} on {n}") for n, layout in layouts]
+            for n, layout in layouts:
+                job = ahead.Job(path, layout, f"variant {i} on {n}")
+                jobs.append(job)
+                of[id(job)] = (i, n)
         pool = ahead.compile_pool(DEFAULT_MEMORY_MB, ahead.workers(), Path(tmp) / "runners")
         try:
-            seconds, _ = ahead.compile_ahead(spec, pool, jobs)
+            seconds, misses = ahead.compile_ahead(
+                spec, pool, jobs, deadline_s=budget_s, replace_dead=True
+            )
         finally:
             pool.close()
-    return seconds
+    reason = f"not timed: its compile ran past the tuner's {budget_s:.0f} s budget"
+    skips = [
+        Skip(index=of[id(m.job)][0], shape=of[id(m.job)][1], reason=reason)
+        for m in misses
+        if m.dead is not None and m.dead.category == "timeout"
+    ]
+    return seconds, skips
 
 
 class _Tuning:
     """The results of one tune_variants call, gathered over as many workers as it takes."""
 
     def __init__(
-        self, op: str, sources: list[str], timeout_s: float, seed: int, baseline: int | None
+        self,
+        op: str,
+        sources: list[str],
+        timeout_s: float,
+        seed: int,
+        baseline: int | None,
+        skips: list[Skip] | None = None,
     ):
         self.op, self.sources, self.timeout_s, self.seed = op, sources, timeout_s, seed
         self.baseline = baseline
+        self.skips = skips or []
         self.found: dict[int, dict[str, VariantShape]] = {i: {} for i in range(len(sources))}
         self.compile: dict[int, list[CompileFacts]] = {}
         self.environment: Environment | None = None
@@ -247,6 +278,7 @@ class _Tuning:
             shapes=shapes,
             seed=self.seed,
             baseline=self.baseline if self.baseline in indices else None,
+            skip=[k for k in self.skips if k.index in indices and k.shape in shapes],
         )
         result = _run_worker(
             "kernelgen.bench.worker:tune_main", request.model_dump_json(), self.timeout_s

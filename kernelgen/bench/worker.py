@@ -98,6 +98,15 @@ class BenchResult(_Strict):
     peers: PeerCache | None = Field(None, description="peer times measured here, to be cached")
 
 
+class Skip(_Strict):
+    """A variant not to run on a shape, and why (its compile ran past the tuner's budget: the
+    worker would compile it again, with the GPU waiting)."""
+
+    index: int
+    shape: str
+    reason: str
+
+
 class TuneRequest(_Strict):
     op: str
     root: str
@@ -109,6 +118,7 @@ class TuneRequest(_Strict):
     baseline: int | None = Field(
         None, description="the caller's number of the source the others must beat"
     )
+    skip: list[Skip] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _indices(self) -> TuneRequest:
@@ -529,9 +539,11 @@ def run_tune(req: TuneRequest) -> TuneResult:
         for shape in shapes:
             sets = _input_sets(spec, shape, req.seed)
             pool = graph_pool(sets)
-            calls = {str(i): rotating(fn, sets) for i, fn in fns.items()}
-            replays = {str(i): rotating(fn, pool) for i, fn in fns.items()}
-            errors = {int(k): e for k, e in load_errors.items()}
+            skipped = {k.index: k.reason for k in req.skip if k.shape == shape.name}
+            run = {i: fn for i, fn in fns.items() if i not in skipped}
+            calls = {str(i): rotating(fn, sets) for i, fn in run.items()}
+            replays = {str(i): rotating(fn, pool) for i, fn in run.items()}
+            errors = {**load_errors, **skipped}
             for key, call in calls.items():
                 err = _warm(call)
                 if err is None:

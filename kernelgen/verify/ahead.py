@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from kernelgen.spec import BenchShape, OpSpec, TensorInput, resolve_dim
-from kernelgen.verify.protocol import Compile, Failed, Load, Reply, TensorMeta
+from kernelgen.verify.protocol import Compile, Failed, Load, TensorMeta
 from kernelgen.verify.sandbox import sandbox_env
 from kernelgen.verify.session import Dead, Pool, Runner
 
@@ -167,10 +167,17 @@ class Compiled:
 
 
 def compile_ahead(
-    spec: OpSpec, pool: Pool, jobs: list[Job] | Feed, runners: int | None = None
+    spec: OpSpec,
+    pool: Pool,
+    jobs: list[Job] | Feed,
+    runners: int | None = None,
+    deadline_s: float = DEADLINE_S,
+    replace_dead: bool = False,
 ) -> tuple[float, list[Miss]]:
     """Compile the jobs on the pool's runners, `runners` of them at most (a list: all known
-    now; a Feed: until it is closed); returns the wall seconds and the jobs that failed."""
+    now; a Feed: until it is closed); returns the wall seconds and the jobs that failed. A job
+    past `deadline_s` is a miss whose runner is gone; with `replace_dead` (the tuner, whose
+    budget per compile is short on purpose) a fresh runner takes over its share."""
     n = min(pool.size, runners or pool.size)
     if isinstance(jobs, list):
         if not jobs:
@@ -198,11 +205,15 @@ def compile_ahead(
                         continue
                     loaded = job.path
                 mark = time.monotonic()
-                reply = runner.ask(Compile(layouts=[job.layout]), DEADLINE_S, job.name)
+                reply = runner.ask(Compile(layouts=[job.layout]), deadline_s, job.name)
                 job.seconds = time.monotonic() - mark
                 if isinstance(reply, Dead):
-                    return [*misses, Miss(job, None, reply)]
-                if isinstance(reply, Reply) and not reply.ok:
+                    misses.append(Miss(job, None, reply))
+                    if not replace_dead:
+                        return misses
+                    runner.close()
+                    runner, loaded = pool.take(), None
+                elif not reply.ok:
                     misses.append(Miss(job, reply.error, None))
             return misses
         finally:

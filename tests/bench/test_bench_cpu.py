@@ -347,7 +347,7 @@ def test_tune_variants_isolates_crashes_and_broken_contexts(
 
     monkeypatch.setattr(bench, "_run_worker", fake_worker)
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
-    monkeypatch.setattr(bench, "compile_variants", lambda *a: 0.0)
+    monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, []))
     sources = ["v0", "v1", "v2", "v3"]
     res = tune_variants("softmax", sources, shapes=["4096x4096", "1x32000"])
     by = {v.index: {s.shape: s for s in v.shapes} for v in res.variants}
@@ -380,6 +380,38 @@ def test_run_tune_times_the_baseline_in_the_same_rounds(monkeypatch: pytest.Monk
     assert all(o["host"] is False and o["method"] == "graph" for o in _Seen.options)
 
 
+def test_a_variant_past_the_compile_budget_is_not_run_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """compile_variants' skips reach the worker, which neither compiles nor times the variant
+    on that shape (the GPU would wait on the compile) and says why in its row."""
+    import kernelgen.bench as bench
+    from kernelgen.bench.worker import Skip, TuneRequest, run_tune
+
+    slow = Skip(index=2, shape="4096x4096", reason="not timed: its compile ran past the budget")
+    sent: list[TuneRequest] = []
+
+    def fake_worker(target: str, request: str, timeout_s: float) -> str:
+        req = TuneRequest.model_validate_json(request)
+        sent.append(req)
+        return run_tune(req).model_dump_json()
+
+    _fake_gpu(monkeypatch)
+    _TIMES.update({"0": 5.0, "1": 4.0, "2": 3.0})
+    monkeypatch.setattr(bench, "_run_worker", fake_worker)
+    monkeypatch.setattr(bench, "_require_cuda", lambda: None)
+    monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, [slow]))
+    ok = _CANDIDATES["fast.py"]
+    res = tune_variants("softmax", [ok, ok, ok], shapes=["1x32000", "4096x4096"], baseline=0)
+    assert sent[0].skip == [slow]
+    by = {v.index: {r.shape: r for r in v.shapes} for v in res.variants}
+    assert by[2]["1x32000"].median_us == 3.0
+    assert by[2]["4096x4096"].median_us is None
+    assert by[2]["4096x4096"].error == slow.reason
+    assert by[1]["4096x4096"].median_us == 4.0
+    assert _Seen.timed == [["0", "1"], ["0", "1", "2"]]  # the spec's order: 4096x4096 first
+
+
 def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.MonkeyPatch) -> None:
     import kernelgen.bench as bench
     from kernelgen.bench.worker import TuneRequest, TuneResult, VariantShape, VariantTiming
@@ -406,7 +438,7 @@ def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(bench, "_run_worker", fake_worker)
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
-    monkeypatch.setattr(bench, "compile_variants", lambda *a: 0.0)
+    monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, []))
     res = tune_variants("softmax", ["b", "v1", "v2", "v3", "v4"], shapes=["1x32000"], baseline=0)
     by = {v.index: v.shapes[0] for v in res.variants}
     assert "SIGSEGV" in (by[3].error or "")

@@ -89,6 +89,40 @@ def test_a_dead_runner_leaves_its_queue_to_the_others(tmp_path: Path) -> None:
     assert all(j.seconds is not None for j in jobs if j is not misses[0].job)
 
 
+def test_a_compile_past_its_deadline_is_replaced_when_asked(tmp_path: Path) -> None:
+    """The tuner's budget: a compile that outruns the deadline is a timeout miss, and with
+    `replace_dead` a fresh runner takes the jobs after it (one runner here: without the
+    replacement they would never run)."""
+    spec = load_spec("softmax")
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        (ROOT / "seeds" / "softmax.py")
+        .read_text()
+        .replace("import torch\n", "import time\n\nimport torch\n")
+        .replace(
+            "    n_cols = x.shape[-1]\n",
+            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        time.sleep(600)\n",
+        )
+    )
+    odd = next(s for s in spec.data.sizes if s.dims.get("cols") == 1823)
+    small = next(s for s in spec.data.sizes if s.interpreter and s.dims["cols"] < 100)
+    from kernelgen.spec import BenchShape
+
+    layouts = [
+        ahead.bench_layout(spec, BenchShape(name=s.name, dims=s.dims, dtype="float32"))
+        for s in (odd, small)
+    ]
+    jobs = [ahead.Job(slow, layout, f"job{i}") for i, layout in enumerate(layouts)]
+    pool = ahead.compile_pool(4096, 1, tmp_path / "runners", device="cpu")
+    try:
+        _, misses = ahead.compile_ahead(spec, pool, jobs, deadline_s=4.0, replace_dead=True)
+    finally:
+        pool.close()
+    assert [m.job.name for m in misses] == ["job0"]
+    assert misses[0].dead is not None and misses[0].dead.category == "timeout"
+    assert jobs[1].seconds is not None and jobs[1].seconds < 4.0
+
+
 def test_a_feed_takes_jobs_while_the_runners_work(tmp_path: Path) -> None:
     """The judge feeds each case's layout as its ground truth is drawn: jobs put after the
     runners started are compiled too, and the runners stop only once the feed is closed."""
