@@ -368,3 +368,28 @@ def torch_act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     scale = groups.abs().amax(dim=-1, keepdim=True) / 448.0
     q = torch.where(scale > 0, groups / scale, 0.0).to(torch.float8_e4m3fn)
     return q.view(m, k), scale.view(m, k // _QUANT_GROUP)
+
+
+def check_topk(x: torch.Tensor, k: int) -> None:
+    _check_tensor("topk", "x", x)
+    # The indexer's scores are fp32, and only fp32 was verified: a 16-bit row has ties at
+    # values that fp32 keeps apart.
+    if x.dtype != torch.float32:
+        raise TypeError(f"kernelgen_ops.topk: x is {x.dtype}; the kernel is verified for float32")
+    if x.dim() != 2:
+        raise ValueError(f"kernelgen_ops.topk: x has shape {tuple(x.shape)}; expected (B, N)")
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= x.shape[1]:
+        raise ValueError(f"kernelgen_ops.topk: k={k!r}; expected an int in [0, N={x.shape[1]}]")
+
+
+def fake_topk(x: torch.Tensor, k: int) -> torch.Tensor:
+    check_topk(x, k)
+    return x.new_empty((x.shape[0], k), dtype=torch.int32)
+
+
+def dims_topk(x: torch.Tensor, k: int) -> tuple[int, ...]:
+    return (x.shape[0], x.shape[1], k)
+
+
+def torch_topk(x: torch.Tensor, k: int) -> torch.Tensor:
+    return torch.topk(x, k, dim=-1, sorted=False).indices.to(torch.int32)
