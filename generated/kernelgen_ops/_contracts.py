@@ -65,6 +65,17 @@ def _check_tensor(op: str, name: str, t: object) -> None:
         raise ValueError(f"kernelgen_ops.{op}: {name} is a negated view; call .resolve_neg()")
 
 
+def _gpu_only(op: str, x: torch.Tensor, inside: str, instead: str) -> None:
+    """Refuses the CPU for a kernel that computes in a format the plain interpreter gets wrong
+    (its bf16 products, its fp8 rounding): kernelgen verified it with the interpreter made
+    faithful, or on CUDA, and the library runs on a plain Triton."""
+    if x.device.type == "cpu":
+        raise TypeError(
+            f"kernelgen_ops.{op}: its kernel computes in {inside} inside, which Triton's "
+            f"interpreter does not compute faithfully; run it on a GPU, or use {instead} on CPU"
+        )
+
+
 def _check_rows(op: str, x: torch.Tensor) -> None:
     if x.dim() == 0 or x.shape[-1] == 0:
         raise ValueError(
@@ -167,12 +178,7 @@ def check_router_gemm(x: torch.Tensor, w: torch.Tensor) -> None:
         raise ValueError(f"kernelgen_ops.router_gemm: w is on {w.device}, x on {x.device}")
     # The kernel splits w into bf16 pieces for the tensor cores whatever x's dtype, and the
     # interpreter's bf16 is not the GPU's (scores off by ~1e12): it was verified on CUDA only.
-    if x.device.type == "cpu":
-        raise TypeError(
-            "kernelgen_ops.router_gemm: its kernel computes in bfloat16 inside, which Triton's "
-            "interpreter does not compute faithfully; run it on a GPU, or use "
-            "torch.matmul(x.float(), w.T) on CPU"
-        )
+    _gpu_only("router_gemm", x, "bfloat16", "torch.matmul(x.float(), w.T)")
 
 
 def fake_router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -312,6 +318,9 @@ def check_hadamard(x: torch.Tensor) -> None:
             f"kernelgen_ops.hadamard: x's last dimension is {x.shape[-1]}; the kernel is "
             "verified for the powers of two from 64 to 4096"
         )
+    # The promoted kernel splits its fp32 intermediate into bf16 pieces for the tensor cores
+    # (off by ~1e10 under the plain interpreter).
+    _gpu_only("hadamard", x, "bfloat16", "x @ H * D**-0.5")
 
 
 def fake_hadamard(x: torch.Tensor) -> torch.Tensor:
@@ -347,6 +356,8 @@ def check_act_quant(x: torch.Tensor) -> None:
             f"kernelgen_ops.act_quant: x has shape {tuple(x.shape)}; expected (M, K) with K a "
             f"positive multiple of the group size {_QUANT_GROUP}"
         )
+    # The plain interpreter casts to e4m3 with its own rounding (q off by a binade at places).
+    _gpu_only("act_quant", x, "float8_e4m3fn", "x / scale cast in torch")
 
 
 def fake_act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -281,3 +281,55 @@ def test_decode_attn_refuses_what_was_not_verified() -> None:
         kernelgen_ops.decode_attn(q, k, v, table.long(), lens, scale)
     with pytest.raises(ValueError, match="multiple of Hkv"):
         kernelgen_ops.decode_attn(q[:, :3], k, v, table, lens, scale)
+
+
+def _sylvester64(d: int) -> torch.Tensor:
+    """H[i, j] = (-1)^popcount(i & j), from the definition, in float64."""
+    i = torch.arange(d)
+    bits = i[:, None] & i[None, :]
+    parity = torch.zeros_like(bits)
+    while bool(bits.any()):
+        parity ^= bits & 1
+        bits = bits >> 1
+    return 1.0 - 2.0 * parity.double()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1, 64), (129, 128), (3, 1024), (5, 4096), (2, 3, 256)], ids=str)
+def test_hadamard(shape: tuple[int, ...], dtype: torch.dtype) -> None:
+    x = _make(shape, dtype, "cuda")
+    d = shape[-1]
+    with torch.no_grad():
+        out = kernelgen_ops.hadamard(x)
+    ref = (x.double() @ _sylvester64(d).to("cuda")) * d**-0.5
+    _close(out, ref.to(dtype))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m", [1, 37, 4096])
+def test_act_quant(m: int, dtype: torch.dtype) -> None:
+    """Scales amax / 448 to fp32 rounding; q * scale within one e4m3 step (2^-3 relative at the
+    top of a binade) of x; an all-zero group gives scale 0 and q 0, not NaN."""
+    k = 512
+    x = _make((m, k), dtype, "cuda") * torch.exp2(torch.arange(k, device="cuda") // 128 - 2.0)
+    x[0, 128:256] = 0
+    with torch.no_grad():
+        q, scale = kernelgen_ops.act_quant(x)
+    assert q.dtype == torch.float8_e4m3fn and q.shape == (m, k)
+    assert scale.dtype == torch.float32 and scale.shape == (m, k // 128)
+    groups = x.double().view(m, k // 128, 128)
+    want = (groups.abs().amax(-1) / 448).float()
+    torch.testing.assert_close(scale, want, rtol=2**-23, atol=0)
+    assert float(scale[0, 1]) == 0.0 and not bool(q.float().isnan().any())
+    back = q.double().view(m, k // 128, 128) * scale.double()[..., None]
+    assert bool(((back - groups).abs() <= groups.abs() * 2**-3 + 1e-30).all())
+
+
+def test_kernels_with_bf16_or_fp8_inside_refuse_the_interpreter() -> None:
+    if not _runtime.INTERPRET:
+        pytest.skip("the CPU path exists only under TRITON_INTERPRET=1")
+    with torch.no_grad():
+        with pytest.raises(TypeError, match="interpreter"):
+            kernelgen_ops.hadamard(torch.randn(3, 64))
+        with pytest.raises(TypeError, match="interpreter"):
+            kernelgen_ops.act_quant(torch.randn(3, 128))
