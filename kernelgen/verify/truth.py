@@ -11,7 +11,8 @@ of it ever enters the candidate's process except the inputs themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,12 @@ from kernelgen.verify.protocol import Shared, TensorMeta
 from kernelgen.verify.tensors import lend, storage_digest, whole
 
 VARIANTS = ("a", "b")
+# Intra-op threads per torch op while the truth is drawn. The draw runs several cases at once,
+# and with torch's default (a thread per core) 8 x 16 threads held back the runner starting
+# beside it on the H200's 16 cores: ready 12.2 s after its spawn beside silu_and_mul's truth,
+# 8.4 s with 4 threads (7.8 s alone), the truth itself as fast (5.6 s against 5.3;
+# scripts/probe_start.py, evaluations/logs/h200-20261202-session9).
+TRUTH_INTRA_OP = 4
 
 
 @dataclass
@@ -55,6 +62,16 @@ class CaseTruth:
     case: Case
     variants: dict[str, Inputs] = field(default_factory=dict)
     layout: list[TensorMeta | float | int | bool] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _intra_op(n: int) -> Iterator[None]:
+    before = torch.get_num_threads()
+    torch.set_num_threads(min(n, before))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _upcast(args: list[Any]) -> list[Any]:
@@ -105,7 +122,9 @@ class Truths:
             for case in cases:
                 if case.name in self._cases:
                     done(case, self._cases[case.name])
-        with ThreadPoolExecutor(max(1, min(threads, len(missing)))) as ex:
+        if not missing:
+            return
+        with _intra_op(TRUTH_INTRA_OP), ThreadPoolExecutor(min(threads, len(missing))) as ex:
             futures = {ex.submit(self._compute, c): c for c in missing}
             for future in as_completed(futures):
                 case, truth = futures[future], future.result()
