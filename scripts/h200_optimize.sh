@@ -4,8 +4,9 @@
 # library's host overhead, and write the status page. Results land in $OUT as results.tgz
 # (evaluations/ + generated/), re-packed after every step, so a call cut short by its time limit
 # still brings back every finished run. Operators whose tune run already finished on CUDA
-# (committed under evaluations/) are skipped, so the next call picks up where this one stopped.
-#   [TESTS=1] [DEADLINE=540] scripts/h200_optimize.sh [OP ...]
+# (committed under evaluations/) are skipped, so the next call picks up where this one stopped;
+# RERUN=1 runs them again (after a change to the engine).
+#   [TESTS=1] [RERUN=1] [DEADLINE=540] scripts/h200_optimize.sh [OP ...]
 #   (default ops: silu_and_mul rms_norm softmax; DEADLINE: seconds this script may use)
 set -x
 set -o pipefail
@@ -35,7 +36,7 @@ if [ "${TESTS:-0}" = 1 ]; then
 fi
 
 for op in ${*:-silu_and_mul rms_norm softmax}; do
-  if grep -ls '"proposer": "tune"' evaluations/$op/*/run.json 2>/dev/null | xargs -r grep -l '"state": "finished"' | xargs -r grep -lq '"device": "cuda"'; then
+  if [ "${RERUN:-0}" != 1 ] && grep -ls '"proposer": "tune"' evaluations/$op/*/run.json 2>/dev/null | xargs -r grep -l '"state": "finished"' | xargs -r grep -lq '"device": "cuda"'; then
     echo "skip $op: a finished CUDA tune run is already here"; continue
   fi
   budget=$(( $(left) - 45 ))  # keep time to pack
