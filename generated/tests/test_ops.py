@@ -333,3 +333,38 @@ def test_kernels_with_bf16_or_fp8_inside_refuse_the_interpreter() -> None:
             kernelgen_ops.hadamard(torch.randn(3, 64))
         with pytest.raises(TypeError, match="interpreter"):
             kernelgen_ops.act_quant(torch.randn(3, 128))
+
+
+@pytest.mark.parametrize(
+    "b, n, k",
+    [(1, 1, 1), (3, 77, 77), (5, 1000, 64), (4, 2048, 1), (2, 40000, 100)],
+    ids=lambda v: str(v),
+)
+def test_topk(b: int, n: int, k: int, device: str) -> None:
+    """The chosen values are the k largest, as a multiset (order and ties are free), each index
+    once; coarse values make many ties at the k-th. The kernel itself, whatever the dispatch
+    table says (40000 columns take its chunked path)."""
+    g = torch.Generator().manual_seed(n)
+    x = (torch.randn(b, n, generator=g) * 4).round().to(device)
+    _runtime.set_dispatch("kernel")
+    try:
+        with torch.no_grad():
+            idx = kernelgen_ops.topk(x, k)
+    finally:
+        _runtime.set_dispatch("measured")
+    assert idx.dtype == torch.int32 and idx.shape == (b, k)
+    ids = idx.long().sort(dim=-1).values
+    assert bool((ids[:, 1:] != ids[:, :-1]).all()) and 0 <= int(ids.min()) and int(ids.max()) < n
+    got = x.gather(-1, ids).sort(dim=-1, descending=True).values
+    assert torch.equal(got, x.topk(k, dim=-1).values)
+
+
+def test_topk_refuses_what_was_not_verified(device: str) -> None:
+    x = torch.randn(2, 10, device=device)
+    with torch.no_grad():
+        with pytest.raises(TypeError, match="float32"):
+            kernelgen_ops.topk(x.half(), 3)
+        with pytest.raises(ValueError, match=r"k=11"):
+            kernelgen_ops.topk(x, 11)
+        with pytest.raises(ValueError, match=r"\(B, N\)"):
+            kernelgen_ops.topk(x[0], 3)
