@@ -38,6 +38,7 @@ _DTYPES = {
     "float32": torch.float32,
     "float16": torch.float16,
     "bfloat16": torch.bfloat16,
+    "float8_e4m3fn": torch.float8_e4m3fn,
     "int32": torch.int32,
     "int64": torch.int64,
     "bool": torch.bool,

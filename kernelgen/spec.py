@@ -20,8 +20,10 @@ A reference module holds
 
 Correctness cases are the product sizes x dtypes x distributions (a size may narrow the dtypes or
 distributions it runs with). A tensor input takes the case dtype unless it names its own
-(``"dtype": "float32"``: router weights kept in fp32 whatever the activations are). Each case says
-whether the CPU interpreter can run it faithfully (no bf16 input, the case's or a fixed one).
+(``"dtype": "float32"``: router weights kept in fp32 whatever the activations are; e4m3 operands
+with fp32 scales). Each case says whether the CPU interpreter can run it faithfully (no bf16
+input, the case's or a fixed one; fp8 inputs are fine: the interpreter's fp8 casts and fp8 dots
+are made the GPU's, verify/interpreter.py).
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ from kernelgen import paths
 from kernelgen.errors import SpecError, UsageError
 
 DType = Literal["float32", "float16", "bfloat16"]
-TensorDType = Literal["case", "float32", "float16", "bfloat16", "int32", "int64", "bool"]
+TensorDType = Literal[
+    "case", "float32", "float16", "bfloat16", "float8_e4m3fn", "int32", "int64", "bool"
+]
 # normal: N(0, 1); uniform: U(-1, 1); wide: N(0, 40^2), far from 0; small: N(0, 1e-6), where an
 # epsilon added to a mean square is not negligible; neg_inf: a tenth at -inf, every row keeps a
 # finite entry; specials: normal with a few NaN, +inf and -inf, an all -inf row and a NaN row.
@@ -333,15 +337,19 @@ class OpSpec:
 
 
 def _dim_name(expr: str) -> str:
-    return expr.split("*")[-1].strip()
+    return expr.split("*")[-1].split("/")[0].strip()
 
 
 def resolve_dim(expr: str | int, dims: dict[str, int]) -> int:
-    """A shape entry: an int, a dim name, or `k*name` (silu_and_mul's input is `2*d` wide)."""
+    """A shape entry: an int, a dim name, `k*name` (silu_and_mul's input is `2*d` wide), or
+    `name/q`: the q-wide blocks that cover the dim, ceil(dim / q) (fp8_gemm's scales, one per
+    128 entries, a partial last block included)."""
     if isinstance(expr, int):
         return expr
-    factor, _, name = expr.rpartition("*")
-    return (int(factor) if factor else 1) * dims[name.strip()]
+    factor, _, rest = expr.rpartition("*")
+    name, _, block = rest.partition("/")
+    n = (int(factor) if factor else 1) * dims[name.strip()]
+    return -(-n // int(block)) if block else n
 
 
 def _next_pow2(n: int) -> int:

@@ -42,6 +42,16 @@ OPS = {
         "attn_mask=(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, None], "
         "scale=scale, enable_gqa=True)[:, :, 0]",
     ),
+    "sparse_attn": (
+        "q, k, v, indices, scale",
+        "q.shape",
+        # Every token's selected rows gathered, its -1 slots zeroed (row 0 may hold NaN) and
+        # masked, GQA inside SDPA, the rows with no valid slot zeros: right on every case.
+        "torch.where((indices >= 0).any(-1)[:, None, None], torch.nn.functional."
+        "scaled_dot_product_attention(q[:, :, None], *(torch.where((indices >= 0)[:, None, :, "
+        "None], c[indices.clamp_min(0).long()].transpose(1, 2), 0) for c in (k, v)), "
+        "attn_mask=(indices >= 0)[:, None, None], scale=scale, enable_gqa=True)[:, :, 0], 0)",
+    ),
     # The dense product with H built from its definition, H[i, j] = (-1)^popcount(i & j).
     "hadamard": (
         "x",
@@ -57,9 +67,16 @@ OPS = {
         "x.shape[0], -1, 128).abs().amax(-1, keepdim=True) / 448)",
     ),
     "topk": ("x, k", "(x.shape[0], k)", "torch.topk(x, k, dim=-1).indices.to(torch.int32)"),
+    # Both operands dequantized in fp32 (b's last scale row cut to N), one matmul, bf16 out.
+    "fp8_gemm": (
+        "a, a_scale, b, b_scale",
+        "(a.shape[0], b.shape[0])",
+        "((a.float() * a_scale.repeat_interleave(128, 1)) @ (b.float() * b_scale."
+        "repeat_interleave(128, 0)[: b.shape[0]].repeat_interleave(128, 1)).T).to(torch.bfloat16)",
+    ),
 }
 # The output dtype where it is not x's.
-OUT_DTYPE = {"router_gemm": "torch.float32", "topk": "torch.int32"}
+OUT_DTYPE = {"router_gemm": "torch.float32", "topk": "torch.int32", "fp8_gemm": "torch.bfloat16"}
 # Operators with several outputs: the shape and dtype of each, in order.
 OUTPUTS = {
     "act_quant": [
@@ -151,6 +168,13 @@ def hidden_fallback(op: str) -> str:
     return x[..., :d] * x[..., d:]
 """,
         )
+    if op == "fp8_gemm":  # torch has no fp8 arithmetic on the CPU: `a * 1` would only crash
+        return _launcher(
+            op,
+            """    _fill_kernel[(1,)](a, 0, WRITE=False, BLOCK=16)
+    return a_scale @ b_scale.T
+""",
+        )
     x = _first(op)
     return _launcher(
         op,
@@ -181,6 +205,9 @@ def noisy(op: str) -> str:
     if op == "topk":  # every fifth column's index one too high: a neighbour for the entry
         store = "tl.store(i_row + at_gt, cols, "
         return _changed(src, store, "tl.store(i_row + at_gt, cols + (cols % 5 == 4), ")
+    if op == "sparse_attn":
+        noise = "(1.0 + 1e-3 * tl.sin(ds.to(tl.float32) * 12.9898))"
+        return _changed(src, "acc / l_i, 0.0)", f"acc / l_i * {noise}, 0.0)")
     if op == "decode_attn":
         out = "    out = acc / l_i\n"
         noise = "(1.0 + 1e-3 * tl.sin(ds.to(tl.float32) * 12.9898))"
@@ -193,6 +220,10 @@ def noisy(op: str) -> str:
         store = "tl.store(y, acc, "
         noise = "(1.0 + 1e-3 * tl.sin(rn[None, :].to(tl.float32) * 12.9898))"
         return _changed(src, store, f"tl.store(y, acc * {noise}, ")
+    if op == "fp8_gemm":  # 1e-3 is below bf16's rounding (2^-9 to 2^-8): 5%, a dozen bf16 steps
+        store = "tl.store(out, acc.to("
+        noise = "(1.0 + 5e-2 * tl.sin(rn[None, :].to(tl.float32) * 12.9898))"
+        return _changed(src, store, f"tl.store(out, (acc * {noise}).to(")
     store = "tl.store(y_ptr + row * stride_ym + cols, "
     return _changed(src, store, store + "(1.0 + 1e-3 * tl.sin(cols.to(tl.float32) * 12.9898)) * ")
 
@@ -205,11 +236,20 @@ def lower_precision(op: str) -> str:
         # interpreter cannot show (its fp32 dot is exact fp32 whatever input_precision says).
         dot = "acc = tl.dot(x, w, acc, "
         return _changed(src, dot, "acc = tl.dot(x.to(tl.float16), w.to(tl.float16), acc, ")
+    if op == "fp8_gemm":
+        # Each block's dot summed in fp16 (an accumulator the fp8 tensor cores offer): e4m3
+        # products reach 448^2, past fp16's 65504, and a block's sum overflows to inf.
+        dot = "acc += tl.dot(a, b) * "
+        return _changed(src, dot, "acc += tl.dot(a, b, out_dtype=tl.float16).to(tl.float32) * ")
     src = _changed(src, "tl.float32", "tl.float16")
     if op == "silu_and_mul":
         src = _changed(src, "tl.exp(-a)", "tl.exp(-a.to(tl.float32)).to(tl.float16)")
     if op == "fused_moe":
         src = _changed(src, "tl.exp(-gate)", "tl.exp(-gate.to(tl.float32)).to(tl.float16)")
+    if op == "sparse_attn":
+        for arg in ("m_i - m_use", "s - m_use"):
+            exp = f"tl.exp({arg})"
+            src = _changed(src, exp, f"tl.exp(({arg}).to(tl.float32)).to(tl.float16)")
     if op == "decode_attn":
         for arg in ("m_i - m_new", "s - m_new"):
             exp = f"tl.exp({arg})"
@@ -285,6 +325,17 @@ def no_running_max(op: str) -> str:
     return _changed(src, line, "m_new = tl.zeros([1], tl.float32)")
 
 
+def reads_unused_slots(op: str) -> str:
+    """The seed taking every slot up to topk as valid: it reads row -1 of k and v for each -1
+    slot (the NaN storage row before them) and weights it in; right wherever rows are full."""
+    return _changed(_seed(op), "valid = rows >= 0", "valid = in_row")
+
+
+def empty_rows_nan(op: str) -> str:
+    """The seed without its zeros for a token with no valid slot: 0 / 0 there, NaN."""
+    return _changed(_seed(op), "out = tl.where(n_valid > 0, acc / l_i, 0.0)", "out = acc / l_i")
+
+
 def unscaled(op: str) -> str:
     """The seed without the D^-0.5: the unnormalized transform, off by sqrt(D) everywhere."""
     src = _seed(op)
@@ -334,6 +385,36 @@ def repeats_first(op: str) -> str:
     return _changed(_seed(op), end, end + "    tl.store(i_row + k - 1, tl.load(i_row))\n")
 
 
+_FP8_STEP = "acc += tl.dot(a, b) * a_s[:, None] * b_s[None, :]"
+
+
+def no_scales(op: str) -> str:
+    """The seed summing the raw e4m3 products: neither scale read."""
+    return _changed(_seed(op), _FP8_STEP, "acc += tl.dot(a, b)")
+
+
+def a_scale_only(op: str) -> str:
+    """The seed without the weight's block scales (as if b had one per-tensor scale of 1)."""
+    return _changed(_seed(op), _FP8_STEP, "acc += tl.dot(a, b) * a_s[:, None]")
+
+
+def first_a_scale(op: str) -> str:
+    """The seed taking each row's first a scale for every K block: right only where K = 128."""
+    return _changed(_seed(op), "a_s = tl.load(a_s_rows + kb, ", "a_s = tl.load(a_s_rows, ")
+
+
+def first_b_scale_row(op: str) -> str:
+    """The seed taking b_scale's first row for every output column: right only where N <= 128."""
+    rows = "b_s_cols = b_s_ptr + (rn // GROUP) * stride_bsn"
+    return _changed(_seed(op), rows, "b_s_cols = b_s_ptr + rn * 0")
+
+
+def a_scale_row_blocks(op: str) -> str:
+    """The seed reading a's scales as if they were b's, one per 128 rows: right only where M = 1."""
+    rows = "a_s_rows = a_s_ptr + rm * stride_asm"
+    return _changed(_seed(op), rows, "a_s_rows = a_s_ptr + (rm // GROUP) * stride_asm")
+
+
 CONTROLS = {
     "zeros": (zeros, {"incorrect"}),
     "empty_like": (empty_like, {"incorrect"}),
@@ -354,6 +435,14 @@ OP_CONTROLS = {
     ("decode_attn", "whole_pages"): (whole_pages, {"incorrect"}, "NaN at"),
     ("decode_attn", "kv_heads_interleaved"): (kv_heads_interleaved, {"incorrect"}, "entries off"),
     ("decode_attn", "no_running_max"): (no_running_max, {"incorrect"}, "NaN at"),
+    ("sparse_attn", "reads_unused_slots"): (
+        reads_unused_slots,
+        {"incorrect"},
+        "where the reference is",
+    ),
+    ("sparse_attn", "empty_rows_nan"): (empty_rows_nan, {"incorrect"}, "selects no KV position"),
+    ("sparse_attn", "kv_heads_interleaved"): (kv_heads_interleaved, {"incorrect"}, "entries off"),
+    ("sparse_attn", "no_running_max"): (no_running_max, {"incorrect"}, "NaN at"),
     ("hadamard", "unscaled"): (unscaled, {"incorrect"}, "entries off"),
     ("hadamard", "short_parity"): (short_parity, {"incorrect"}, "entries off"),
     ("act_quant", "pow2_scales"): (pow2_scales, {"incorrect"}, "expected amax / 448"),
@@ -361,4 +450,9 @@ OP_CONTROLS = {
     ("topk", "below_threshold"): (below_threshold, {"incorrect"}, "wrong set of the right size"),
     ("topk", "smallest"): (smallest, {"incorrect"}, "wrong set of the right size"),
     ("topk", "repeats_first"): (repeats_first, {"incorrect"}, "chosen more than once"),
+    ("fp8_gemm", "no_scales"): (no_scales, {"incorrect"}, "entries off"),
+    ("fp8_gemm", "a_scale_only"): (a_scale_only, {"incorrect"}, "entries off"),
+    ("fp8_gemm", "first_a_scale"): (first_a_scale, {"incorrect"}, "entries off"),
+    ("fp8_gemm", "first_b_scale_row"): (first_b_scale_row, {"incorrect"}, "entries off"),
+    ("fp8_gemm", "a_scale_row_blocks"): (a_scale_row_blocks, {"incorrect"}, "entries off"),
 }

@@ -1,0 +1,424 @@
+"""sparse_attn(q, k, v, indices, scale): attention of each query token over only the KV positions
+its top-k selector chose (DeepSeek's sparse attention, DSA: the lightning indexer's top-2048,
+references/topk.py, feeds FlashMLA's sparse kernels).
+
+For token t, query head h (KV head g = h // (Hq // Hkv)) and the valid slots j of its row of
+indices (indices[t, j] >= 0), with rows r_j = indices[t, j]:
+    s[j]      = scale * q[t, h] . k[r_j, g]
+    out[t, h] = sum_j softmax(s)[j] * v[r_j, g]                   (D,)
+q (T, Hq, D), k and v (S, Hkv, D) in the case dtype (bf16 in the models; Hkv = 1 for DeepSeek's
+one shared latent head), indices (T, topk) int32; out (T, Hq, D) in q's dtype.
+
+Invariants of indices, as the selector emits them (TensorRT-LLM's and vLLM's indexer top-k):
+- each valid index is in [0, S), and a row's valid indices are distinct (a top-k picks a position
+  once), in no particular order;
+- -1 marks an unused slot, and unused slots come last in a row: a row with fewer candidates than
+  topk (a prefill token near the start of its sequence, a context shorter than topk) holds its
+  candidates first, then -1 up to topk. A kernel may stop at a row's first -1. (FlashMLA also
+  accepts -1 between valid slots; inputs like that are outside this contract.)
+- topk may exceed S (a context shorter than topk): then every row has at least topk - S slots -1.
+A row with no valid slot (all -1) returns zeros: the softmax over no position is undefined;
+FlashMLA's sparse kernels give such a row lse = +inf, which weights it 0, and zeros add nothing
+to the token's residual stream (torch's SDPA is no guide: NaN or 0 by backend). Rows of k and v
+that no token selects are not part of the input: a kernel must not read them (make_inputs fills
+them with NaN, and the storage row on each side of k and v too, so that a kernel reading index
+-1 or S gets NaN, on the CPU as on a GPU, not garbage or an illegal access).
+
+Memory traffic: q and out once, indices once (4 bytes a slot), and every KV row that some token
+selected, once: (distinct rows) * Hkv * D * 2 tensors * itemsize. A token's rows serve all its
+query heads, and rows shared between tokens need not be read twice (the 128K bench shapes' KV is
+32 MB a tensor, 64 MB both, about the H200's 60 MB L2), so the floor counts distinct rows, not
+topk rows per token: exactly topk for one token; for T tokens whose selections are drawn
+independently (as make_inputs draws them), the expected count S * (1 - (1 - topk/S)^T): 0.64 S
+at 64 tokens, all of S at 2048; draws at the bench shapes came within 0.21% of it. Flops: 4*D
+per (valid slot, query head) for the two products, ~5 for the softmax, D per (token, query
+head) for the final division. With 64 query heads on one KV head, one decode token does ~64
+flops a KV byte: above the H200's fp32 FMA balance (~14), below its bf16 tensor cores' (~200),
+so it is memory-bound only for a kernel that puts both products on the tensor cores; a
+2048-token prefill (each row reused by ~32 tokens, ~2000 flops a distinct byte) is compute-bound.
+
+Precision: fp32 scores, softmax and accumulation, rounded once to the output dtype. `compare`
+holds the judge's default rule (per element, the case dtype's tolerance against float64 with
+atol grown by log2(topk); NaN and infinities where the reference has them; a mean relative
+error at most 2x torch's in the case dtype, which is this reference in fp32 rounded once) and
+adds the zeros of empty rows. Rounding the probabilities to bf16 before the PV product
+(FlashMLA's tensor-core step) errs by up to ~2^-9 of the size of v, not of the output: at 2048
+valid slots that is at the edge of the bf16 tolerance (torch emulation, 4 tokens x 64 heads,
+D = 128: 3 of 32768 entries past it under normal values, none under uniform, error ratio 1.6),
+at 256 slots well past it (752 of 32768). Rows with few valid slots reject it, as decode_attn's
+short requests do: the padded sizes draw each row's count from 1 to topk. A kernel that wants
+the tensor cores for PV can split P into two bf16 pieces, as router_gemm's splits its weights.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from kernelgen.inputs import lay_out, values
+from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Size, Tolerance
+from kernelgen.verify import checks
+
+# Above this many elements, selected KV rows are drawn in fp32, not through `values`' float64:
+# a GPU case's inputs are drawn on the CPU, up to 5.8e7 (gqa_gpu's ~57K rows, 8 heads, D = 128).
+FP32_DRAW_ABOVE = 1 << 24
+# Rows of the (T, S) random scores whose top-k picks the indices, drawn at once: 2048 x 128K
+# scores are 1 GB in fp32 (a GPU case drawn on the CPU); 256 rows keep it to 128 MB.
+ROWS_PER_DRAW = 256
+ERROR_RATIO = 2.0  # the judge's default: candidate error at most 2x torch's in the case dtype
+
+
+def sparse_attn(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    indices: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    # At least fp32; float64 when the harness evaluates the ground truth on upcast inputs. In the
+    # case dtype this is torch's yardstick for the error ratio: fp32 throughout, rounded once.
+    acc = torch.promote_types(q.dtype, torch.float32)
+    tokens, heads, head_dim = q.shape
+    kv_heads = k.shape[1]
+    valid = indices >= 0  # (T, topk)
+    kk, vv = (_selected(x, indices).to(acc) for x in (k, v))  # (T, topk, Hkv, D)
+    # Query head h = g * group + c reads KV head g: the group's heads folded into one axis.
+    qg = q.to(acc).reshape(tokens, kv_heads, heads // kv_heads, head_dim)
+    s = torch.einsum("tgcd,tjgd->tgcj", qg, kk) * scale
+    s = s.masked_fill(~valid[:, None, None, :], -math.inf)
+    p = torch.softmax(s, dim=-1)  # NaN on a row without a valid slot
+    out = torch.einsum("tgcj,tjgd->tgcd", p, vv).reshape(tokens, heads, head_dim)
+    out = torch.where(valid.any(dim=-1)[:, None, None], out, 0.0)  # the empty row's zeros
+    return out.to(q.dtype)
+
+
+def eager(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    indices: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    """The peer for speed: the rows gathered with one indexing op, then SDPA over them with the
+    -1 slots masked, as a model without a sparse kernel writes it. The group's query heads are
+    folded into SDPA's query length (one KV head serves 64 of them in the bench): enable_gqa may
+    repeat K and V per query head, 64x the gathered copy (128 GB a tensor at 2048 tokens).
+
+    fp32 on upcast operands, not the case dtype, as decode_attn's peer: the bench re-checks every
+    contender against the peer's answer (at twice the verifier's tolerance), and a peer within
+    the verifier's tolerance on every shape keeps that re-check about the contenders. A bf16
+    SDPA that rounds its probabilities (the fused backends) would pass it at the bench's 2048
+    full rows (the module docstring: at the edge of 1x there), not on short rows. The price: the
+    gathered rows upcast to fp32, more bytes than a bf16 user moves, so speedups against this
+    peer are kinder than against a bf16 one (not measured on the H200 yet). The -1 slots gather
+    row 0 and are zeroed before SDPA: a masked score still multiplies its V row, and rows no
+    token selects hold NaN. TF32 stays off (torch's default)."""
+    tokens, heads, head_dim = q.shape
+    kv_heads = k.shape[1]
+    valid = indices >= 0
+
+    def gathered(x: torch.Tensor) -> torch.Tensor:  # (T, Hkv, topk, D), fp32
+        return _selected(x, indices).float().transpose(1, 2)
+
+    out = F.scaled_dot_product_attention(
+        q.float().reshape(tokens, kv_heads, heads // kv_heads, head_dim),
+        gathered(k),
+        gathered(v),
+        attn_mask=valid[:, None, None, :],
+        scale=scale,
+    )
+    out = torch.where(valid.any(dim=-1)[:, None, None, None], out, 0.0)
+    return out.reshape(tokens, heads, head_dim).to(q.dtype)
+
+
+def _selected(x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
+    """Each token's selected rows of k or v, (T, topk, Hkv, D), zeros at its -1 slots."""
+    rows = x[indices.clamp_min(0).long()]
+    return torch.where((indices >= 0)[:, :, None, None], rows, 0)
+
+
+def compare(out: torch.Tensor, ref: torch.Tensor, case, inputs: list) -> str | None:
+    """The judge's default rule, plus: every entry of a row whose indices are all -1 is 0.
+
+    Against the float64 truth: the case dtype's tolerance per element (atol grown by
+    log2(topk), the softmax's length), NaN and infinities exactly where the truth has them, and
+    a mean relative error at most 2x that of this reference in the case dtype. Against another
+    rounded answer (the first call's, or torch's in the bench's re-check), twice the tolerance
+    and no error ratio: both sides are rounded to the output dtype. The rows that select some
+    position are judged first, so that a kernel wrong everywhere is told so, not only about its
+    empty rows. None when that holds."""
+    empty = ~(inputs[3] >= 0).any(dim=-1)  # (T,)
+    truth = ref.dtype == torch.float64
+    tol = tolerance(case.dtype, case.dims["topk"])
+    if not truth:
+        tol = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
+    selecting = torch.where(empty[:, None, None], ref.to(out.dtype), out)
+    fail, _, rel = checks.measure(selecting, ref.double(), tol)
+    if fail is not None:
+        return fail.reason
+    msg = _empty_rows(out, empty)
+    if msg is not None:
+        return msg
+    if truth:
+        native = sparse_attn(*inputs)
+        fail = checks.precision(rel, checks.rel_err(native, ref), out.dtype, ERROR_RATIO)
+        if fail is not None:
+            return fail.reason
+    return None
+
+
+def _empty_rows(out: torch.Tensor, empty: torch.Tensor) -> str | None:
+    """Where a token selects no position, the first entry that is not 0 (NaN included)."""
+    off = empty[:, None, None] & (out != 0)
+    if not bool(off.any()):
+        return None
+    t, h, d = (int(i) for i in off.nonzero()[0])
+    value = float(out[t, h, d])
+    rows = int(off.flatten(1).any(dim=-1).sum())
+    return (
+        f"{'NaN' if math.isnan(value) else f'{value:.6g}'} at [{t}, {h}, {d}], in the output of "
+        f"token {t}, which selects no KV position (its indices are all -1): expected 0 (the "
+        f"empty softmax's zeros); {int(off.sum())} such entries, in {rows} of "
+        f"{int(empty.sum())} empty rows"
+    )
+
+
+def tolerance(dtype: str, topk: int) -> Tolerance:
+    """The judge's per-dtype tolerance with atol grown by log2 of the reduction length (what
+    OpSpec.tolerance gives with SPEC's reduction "topk")."""
+    rtol, atol = DEFAULT_TOLERANCES[dtype]
+    return Tolerance(rtol=rtol, atol=atol * max(1.0, math.log2(max(1, topk))))
+
+
+def distinct_rows(dims: dict[str, int]) -> int:
+    """KV rows some token selects: topk for one token (min(topk, S): a row holds each position
+    once); for several, the expected count under independent uniform draws,
+    S * (1 - (1 - n/S)^T) with n = min(topk, S), rounded."""
+    t, s, n = dims["T"], dims["S"], min(dims["topk"], dims["S"])
+    if t == 1 or n == s:
+        return n
+    return min(t * n, round(s * -math.expm1(t * math.log1p(-n / s))))
+
+
+def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
+    t, hq, hkv, d, topk = (dims[x] for x in ("T", "Hq", "Hkv", "D", "topk"))
+    slots = t * min(topk, dims["S"])  # the valid slots at most
+    nbytes = 2 * t * hq * d * itemsize + t * topk * 4 + distinct_rows(dims) * hkv * d * 2 * itemsize
+    # q.k and p.v (2*D each) per valid slot and query head, ~5 for scale, max, exp and sum; the
+    # final division by the sum.
+    flops = slots * hq * (4 * d + 5) + t * hq * d
+    return {"bytes": nbytes, "flops": flops}
+
+
+def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Generator) -> list:
+    """T tokens, each selecting its valid positions as the top-k of random scores over [0, S):
+    distinct, in random order, independent between tokens; the rest of its row -1.
+
+    How many are valid: all of min(topk, S) in every row, unless the size's dim `padded` is 1;
+    then (in a correctness size) each row draws its count uniformly from [1, min(topk, S)], one
+    row is empty (all -1) and another full, where T allows. k and v are views into a pool with
+    one storage row before and one after them; every row no token selects, and those two, hold
+    NaN. Values: q, k and v in the case dtype and distribution (wide: see below); scale drawn
+    log-uniformly from its SPEC range for a correctness case, its value for a bench shape."""
+    dims = size.dims
+    t, s, topk = dims["T"], dims["S"], dims["topk"]
+    hq, hkv, d = dims["Hq"], dims["Hkv"], dims["D"]
+    dt = getattr(torch, dtype)
+    drawn = isinstance(size, Size)
+
+    indices = _indices(t, s, topk, _counts(size, gen), gen)
+    used = torch.zeros(s, dtype=torch.bool)
+    used[indices[indices >= 0].long()] = True
+    scale = _scale(size, gen)
+    # wide: q sized so that the scores are N(0, 40^2) whatever the scale and D, as
+    # decode_attn's wide: past exp's fp32 range (88.7) without the running max. k and v stay
+    # normal, so that fp32 rounding of the products does not decide near-tied scores.
+    kv_dist = "normal" if dist == "wide" else dist
+    kv = []
+    for _ in range(2):
+        pool = torch.full((s + 2, hkv, d), math.nan, dtype=dt)
+        x = pool[1 : s + 1]
+        x[used] = _draw([int(used.sum()), hkv, d], kv_dist, gen).to(dt)
+        kv.append(x)
+
+    layout = size.layout if drawn else "contiguous"
+    q = values([t, hq, d], kv_dist, gen)
+    if dist == "wide":
+        q = q * (40 / (scale * math.sqrt(d)))
+    q = lay_out(q.to(dt), layout, gen)
+    return [q, *kv, indices, scale]
+
+
+def _counts(size: Size | BenchShape, gen: torch.Generator) -> torch.Tensor:
+    """Valid slots per row: all min(topk, S) of them, or (a padded size) drawn, with one row
+    empty and one full."""
+    t = size.dims["T"]
+    n = min(size.dims["topk"], size.dims["S"])
+    if not (isinstance(size, Size) and size.dims.get("padded")):
+        return torch.full((t,), n)
+    counts = torch.randint(1, n + 1, (t,), generator=gen)
+    rows = torch.randperm(t, generator=gen)
+    counts[rows[0]] = 0
+    if t > 1:
+        counts[rows[1]] = n
+    return counts
+
+
+def _indices(t: int, s: int, topk: int, counts: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    """(T, topk) int32: row i's first counts[i] slots distinct positions in random order (the
+    top-k of uniform scores), then -1."""
+    n = min(topk, s)
+    out = torch.full((t, topk), -1, dtype=torch.int32)
+    for lo in range(0, t, ROWS_PER_DRAW):
+        hi = min(t, lo + ROWS_PER_DRAW)
+        scores = torch.rand((hi - lo, s), generator=gen)
+        out[lo:hi, :n] = scores.topk(n, dim=-1).indices.to(torch.int32)
+    slot = torch.arange(topk, device=out.device)
+    return out.masked_fill(slot[None, :] >= counts[:, None].to(out.device), -1)
+
+
+def _draw(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
+    if math.prod(shape) > FP32_DRAW_ABOVE and dist in ("normal", "uniform"):
+        if dist == "normal":
+            return torch.randn(shape, generator=gen)
+        return torch.rand(shape, generator=gen) * 2 - 1
+    return values(shape, dist, gen)
+
+
+def _scale(size: Size | BenchShape, gen: torch.Generator) -> float:
+    """As kernelgen draws a scalar with a range (inputs._scalar): log-uniform for a case."""
+    entry = next(i for i in SPEC["inputs"] if i["name"] == "scale")
+    if not isinstance(size, Size):
+        return entry["value"]
+    lo, hi = entry["draw"]
+    u = float(torch.rand((), generator=gen, dtype=torch.float64))
+    return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
+
+
+def _size(
+    name: str,
+    t: int,
+    s: int,
+    topk: int,
+    *,
+    hq: int = 64,
+    hkv: int = 1,
+    d: int = 128,
+    padded: bool = False,
+    **extra,
+) -> dict:
+    dims = {"T": t, "S": s, "topk": topk, "Hq": hq, "Hkv": hkv, "D": d, "padded": int(padded)}
+    return {"name": name, "dims": dims, **extra}
+
+
+def _cpu(name: str, t: int, s: int, topk: int, **extra) -> dict:
+    return _size(name, t, s, topk, interpreter=True, **extra)
+
+
+def _gpu(name: str, t: int, s: int, topk: int, **extra) -> dict:
+    extra.setdefault("dtypes", ["bfloat16"])
+    extra.setdefault("dists", ["normal"])
+    return _size(name, t, s, topk, **extra)
+
+
+SPEC = {
+    "inputs": [
+        # bf16 in the models, the case dtype. Triton's interpreter computes bf16 wrongly, so the
+        # CPU runs the same sizes in fp16 (and fp32 on two). q may be a strided view (a slice of
+        # a fused projection); k and v are one contiguous pool each.
+        {"name": "q", "shape": ["T", "Hq", "D"]},
+        {"name": "k", "shape": ["S", "Hkv", "D"], "layout_varies": False},
+        {"name": "v", "shape": ["S", "Hkv", "D"], "layout_varies": False},
+        {"name": "indices", "shape": ["T", "topk"], "dtype": "int32", "layout_varies": False},
+        # Models use D^-0.5 (0.088 at D = 128); cases draw it, so a hard-coded scale fails.
+        {"kind": "scalar", "name": "scale", "value": 128**-0.5, "draw": [0.03, 0.5]},
+    ],
+    "dtypes": ["bfloat16", "float16"],
+    "dists": ["normal", "uniform"],
+    "reduction": "topk",
+    "bucket": ["T", "topk"],
+    "sizes": [
+        # CPU, small heads, the seed's 64-slot blocks in mind: one decode token; DeepSeek's one
+        # latent KV head under 4 query heads, topk 100 (a partial block), an empty, a full and
+        # a partial row; GQA with 2 KV heads and q strided; one query head per KV head, topk a
+        # whole block, a head dim no power of two and q column-major; a context shorter than
+        # topk. wide: scores N(0, 40^2), where a softmax without its running max overflows;
+        # specials: NaN and infinities in selected rows, which must reach the output as they
+        # reach the reference's.
+        _cpu(
+            "one_token",
+            1,
+            200,
+            50,
+            hq=4,
+            hkv=2,
+            d=16,
+            dtypes=["bfloat16", "float16", "float32"],
+            dists=["normal"],
+        ),
+        _cpu("latent_head", 3, 500, 100, hq=4, hkv=1, d=32, padded=True, dists=["normal", "wide"]),
+        _cpu(
+            "gqa_strided",
+            3,
+            700,
+            130,
+            hq=4,
+            hkv=2,
+            d=16,
+            padded=True,
+            layout="strided",
+            dists=["uniform", "specials"],
+        ),
+        _cpu(
+            "mha_odd_head_dim",
+            4,
+            300,
+            64,
+            hq=2,
+            hkv=2,
+            d=24,
+            layout="transposed",
+            dtypes=["bfloat16", "float16", "float32"],
+            dists=["normal"],
+        ),
+        _cpu("short_context", 5, 40, 80, hq=2, hkv=1, d=16, padded=True, dists=["uniform"]),
+        # GPU: the bench shapes' dims (one latent head under 64 query heads, D = 128, 2048 of
+        # 128K), padded rows at that size and with a context shorter than topk, GQA 32/8 with q
+        # strided, and more tokens than any persistent grid.
+        _gpu(
+            "decode_128k", 1, 131072, 2048, dtypes=["bfloat16", "float16"], dists=["normal", "wide"]
+        ),
+        _gpu("batch_128k", 64, 131072, 2048, padded=True, dists=["normal", "uniform"]),
+        _gpu("prefill_128k", 2048, 131072, 2048),
+        _gpu("short_context_gpu", 100, 1500, 2048, padded=True, dists=["uniform"]),
+        _gpu(
+            "gqa_gpu",
+            64,
+            65536,
+            2048,
+            hq=32,
+            hkv=8,
+            padded=True,
+            layout="strided",
+            dists=["normal", "specials"],
+        ),
+        _gpu("many_tokens_gpu", 3001, 8192, 512, hq=16, hkv=2, d=64, padded=True),
+    ],
+    "bench": [
+        {"name": name, "dims": _size(name, t, s, 2048, hq=hq, hkv=hkv)["dims"]}
+        for name, t, s, hq, hkv in (
+            ("1x128K", 1, 131072, 64, 1),
+            ("64x128K", 64, 131072, 64, 1),
+            ("2048x128K", 2048, 131072, 64, 1),
+            ("gqa_64x64K", 64, 65536, 32, 8),
+        )
+    ],
+}
+
+_bad = [
+    s["name"]
+    for s in SPEC["sizes"] + SPEC["bench"]
+    if not (s["dims"]["Hq"] % s["dims"]["Hkv"] == 0 and s["dims"]["topk"] >= 1)
+]
+if _bad:
+    raise ValueError(f"SPEC sizes/bench {_bad}: need Hq a multiple of Hkv and topk >= 1")

@@ -1,0 +1,237 @@
+"""sparse_attn's contract: the grid, the inputs' invariants, the truth, and the rule compare judges
+by (the default one, plus zeros for a token that selects nothing)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from kernelgen.cli import app
+from kernelgen.inputs import case_inputs, make_inputs
+from kernelgen.spec import BenchShape, Case, OpSpec, load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCK = 64  # the seed's slots per step (seeds/sparse_attn.py DEFAULT_CONFIG)
+
+
+@pytest.fixture(scope="module")
+def spec() -> OpSpec:
+    return load_spec("sparse_attn")
+
+
+def _case(spec: OpSpec, name: str) -> Case:
+    return next(c for c in spec.cases if c.name == name)
+
+
+def _truth(spec: OpSpec, args: list) -> torch.Tensor:
+    up = [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    return spec.reference(*up)
+
+
+def _shape(d: dict[str, int]) -> tuple[int, ...]:
+    return tuple(d[k] for k in ("T", "S", "topk", "Hq", "Hkv", "D"))
+
+
+def test_grid(spec: OpSpec) -> None:
+    assert {c.dtype for c in spec.cases} == {"bfloat16", "float16", "float32"}
+    cpu = [c for c in spec.cases if c.interpreter]
+    assert {c.dtype for c in cpu} == {"float16", "float32"}
+    dims = [c.dims for c in cpu]
+    # One decode token; topk a whole block and not; a context shorter than topk; padded rows
+    # (an empty, a full and a partial one need T >= 3); one latent KV head under several query
+    # heads, GQA with several KV heads, one query head per KV head; a head dim no power of two.
+    assert any(d["T"] == 1 for d in dims)
+    assert {d["topk"] % BLOCK == 0 for d in dims} == {True, False}
+    assert any(d["topk"] > d["S"] for d in dims)
+    assert any(d["padded"] and d["T"] >= 3 for d in dims)
+    assert any(d["Hkv"] == 1 < d["Hq"] for d in dims)
+    assert any(1 < d["Hkv"] < d["Hq"] for d in dims)
+    assert any(d["Hq"] == d["Hkv"] for d in dims)
+    assert any(d["D"] & (d["D"] - 1) for d in dims)
+    assert {c.size.layout for c in cpu} == {"contiguous", "strided", "transposed"}
+    assert {"wide", "specials"} <= {c.dist for c in cpu}
+    # Interpreter time: a program per (token, query head), ~10 ms per block of slots it walks.
+    work = {c.size.name: c.dims["T"] * c.dims["Hq"] * -(-c.dims["topk"] // BLOCK) for c in cpu}
+    assert max(work.values()) <= 40 and sum(work.values()) <= 120, work
+    gpu = [c for c in spec.cases if not c.size.interpreter]
+    bench = {_shape(b.dims) for b in spec.data.bench}
+    assert bench == {
+        (1, 131072, 2048, 64, 1, 128),
+        (64, 131072, 2048, 64, 1, 128),
+        (2048, 131072, 2048, 64, 1, 128),
+        (64, 65536, 2048, 32, 8, 128),
+    }
+    assert bench <= {_shape(c.dims) for c in gpu}
+    assert all(b.dtype == "bfloat16" and not b.dims["padded"] for b in spec.data.bench)
+    assert max(c.dims["T"] for c in gpu) > 4 * 132  # past a persistent grid of 4 per SM
+    assert any(c.dims["padded"] and c.dims["topk"] > c.dims["S"] for c in gpu)
+
+
+def _check_invariants(args: list, dims: dict[str, int], padded: bool, finite: bool) -> None:
+    """What make_inputs promises (references/sparse_attn.py), for one draw."""
+    q, k, v, indices, _ = args
+    t, s, topk, hkv, d = (dims[x] for x in ("T", "S", "topk", "Hkv", "D"))
+    n = min(topk, s)
+    assert indices.dtype == torch.int32 and tuple(indices.shape) == (t, topk)
+    assert int(indices.min()) >= -1 and int(indices.max()) < s
+    valid = indices >= 0
+    assert not bool((valid[:, 1:] & ~valid[:, :-1]).any())  # the -1 slots come last
+    # Distinct: each -1 slot stands in as a negative number of its own before the sort.
+    slots = torch.arange(topk, dtype=torch.int32)
+    ranked = torch.where(valid, indices, -2 - slots).sort(dim=-1).values
+    assert not bool((ranked[:, 1:] == ranked[:, :-1]).any())
+    counts = valid.sum(dim=-1).tolist()
+    if padded:
+        assert 0 in counts and (t < 2 or n in counts) and all(c <= n for c in counts)
+    else:
+        assert counts == [n] * t
+    used = torch.zeros(s, dtype=torch.bool)
+    used[indices[indices >= 0].long()] = True
+    for x in (k, v):
+        assert x.is_contiguous() and x.storage_offset() == hkv * d
+        pool = torch.as_strided(x, (s + 2, hkv, d), x.stride(), 0)  # the storage under x
+        assert bool(pool[0].isnan().all() and pool[-1].isnan().all())
+        assert bool(x[~used].isnan().all())
+        assert bool(x[used].isfinite().all()) == finite
+    assert q.dtype == k.dtype == v.dtype
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_inputs(spec: OpSpec, seed: int) -> None:
+    """Valid indices distinct and first in each row, -1 after them, an empty and a full row in
+    every padded size; NaN in every row of k and v no token selects and in the storage rows
+    around them; finite selected rows except under `specials`; scale drawn from its range."""
+    lo, hi = spec.module.SPEC["inputs"][-1]["draw"]
+    for case in (c for c in spec.cases if c.interpreter):
+        args = case_inputs(spec, case, seed, "cpu")
+        padded = bool(case.dims["padded"])
+        _check_invariants(args, case.dims, padded, finite=case.dist != "specials")
+        assert lo <= args[4] <= hi, case.name
+        assert args[0].is_contiguous() == (case.size.layout == "contiguous"), case.name
+
+
+def test_bench_inputs(spec: OpSpec) -> None:
+    """Bench shapes: full rows, the model's scale, q contiguous, and as many distinct rows as
+    cost() counts (drawn with S = 4096, 2 heads and D = 2 to stay small)."""
+    for shape in spec.data.bench:
+        dims = {**shape.dims, "S": 4096, "Hq": 2, "Hkv": 1, "D": 2}
+        small = BenchShape(name=shape.name, dims=dims)
+        args = make_inputs(spec, small, "bfloat16", "normal", 0, "cpu")
+        _check_invariants(args, dims, padded=False, finite=True)
+        assert args[4] == 128**-0.5 and args[0].is_contiguous()
+        distinct = int(torch.unique(args[3]).numel())
+        assert abs(distinct - spec.module.distinct_rows(dims)) <= 0.01 * distinct, shape.name
+
+
+def _loop(q, k, v, indices, scale) -> torch.Tensor:
+    """Attention one (token, head) at a time over the valid slots, max-subtracted exp."""
+    t, hq, d = q.shape
+    group = hq // k.shape[1]
+    out = torch.zeros(t, hq, d, dtype=torch.float64)
+    for i in range(t):
+        rows = [r for r in indices[i].tolist() if r >= 0]
+        for h in range(hq):
+            if not rows:
+                continue
+            keys, vals = k[rows, h // group].double(), v[rows, h // group].double()
+            s = [scale * float(q[i, h].double() @ key) for key in keys]
+            w = torch.tensor([math.exp(x - max(s)) for x in s], dtype=torch.float64)
+            out[i, h] = (w[:, None] * vals).sum(0) / w.sum()
+    return out
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["latent_head/float16/normal", "gqa_strided/float16/uniform", "short_context/float16/uniform"],
+)
+def test_reference_is_the_loop(spec: OpSpec, name: str) -> None:
+    """The float64 truth against a per-head loop over the valid slots: the same to float64
+    rounding, zeros for an empty row, and no NaN from the rows it must not read."""
+    case = _case(spec, name)
+    args = case_inputs(spec, case, 0, "cpu")
+    ref = _truth(spec, args)
+    assert ref.dtype == torch.float64 and bool(ref.isfinite().all())
+    torch.testing.assert_close(ref, _loop(*args), rtol=1e-12, atol=1e-12)
+    empty = ~(args[3] >= 0).any(-1)
+    assert bool(empty.any()) and bool((ref[empty] == 0).all())
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_compare_accepts_torch_on_every_cpu_case(spec: OpSpec, seed: int) -> None:
+    """The reference in the case dtype (fp32 math rounded once) and the SDPA peer both pass the
+    judge's rule, bf16 cases included; and each passes against the other, as the bench's
+    re-check and the call-to-call agreement compare two rounded answers."""
+    for case in (c for c in spec.cases if c.size.interpreter):
+        args = case_inputs(spec, case, seed, "cpu")
+        ref = _truth(spec, args)
+        native, peer = spec.reference(*args), spec.eager(*args)
+        assert native.dtype == peer.dtype == args[0].dtype
+        for out in (native, peer):
+            assert spec.judge(out, ref, case, args) is None, case.name
+        assert spec.judge(peer, native, case, args) is None, case.name
+
+
+def test_compare_rejects_a_nonzero_empty_row(spec: OpSpec) -> None:
+    case = _case(spec, "latent_head/float16/normal")
+    args = case_inputs(spec, case, 0, "cpu")
+    out = spec.reference(*args)
+    t = int((~(args[3] >= 0).any(-1)).nonzero()[0])
+    out[t, 1, 3] = math.nan
+    msg = spec.judge(out, _truth(spec, args), case, args)
+    assert msg and msg.startswith(f"NaN at [{t}, 1, 3], in the output of token {t}, which ")
+    assert "selects no KV position" in msg and "1 such entries, in 1 of 1 empty rows" in msg
+
+
+def test_compare_judges_the_selecting_rows_first(spec: OpSpec) -> None:
+    """A kernel wrong in a row that selects something is told that, whatever its empty rows."""
+    case = _case(spec, "latent_head/float16/normal")
+    args = case_inputs(spec, case, 0, "cpu")
+    out = spec.reference(*args)
+    empty = ~(args[3] >= 0).any(-1)
+    out[empty] = math.nan
+    t = int((~empty).nonzero()[0])
+    out[t, 0, 0] += 0.25
+    msg = spec.judge(out, _truth(spec, args), case, args)
+    assert msg and msg.startswith(f"{float(out[t, 0, 0]):.6g} at [{t}, 0, 0], reference ")
+    assert "1 of " in msg and "entries off" in msg
+
+
+def test_compare_keeps_the_error_ratio(spec: OpSpec) -> None:
+    """fp16 outputs each within the fp16 tolerance but biased by 6e-4 of themselves: twice
+    torch's mean error and more, which the default rule calls lower precision."""
+    case = _case(spec, "latent_head/float16/normal")
+    args = case_inputs(spec, case, 0, "cpu")
+    ref = _truth(spec, args)
+    out = (ref * (1 + 6e-4)).half()
+    msg = spec.judge(out, ref, case, args)
+    assert msg and "computed in lower precision?" in msg
+
+
+def test_cost(spec: OpSpec) -> None:
+    """q and out once, 4 bytes per index, the distinct KV rows once; 4D + 5 flops per valid slot
+    and query head, D per output row."""
+    one = next(b for b in spec.data.bench if b.name == "1x128K")
+    cost = spec.cost(one.dims, "bfloat16")
+    assert cost.bytes == 2 * 64 * 128 * 2 + 2048 * 4 + 2048 * 128 * 2 * 2
+    assert cost.flops == 2048 * 64 * (4 * 128 + 5) + 64 * 128
+    rows = {b.name: spec.module.distinct_rows(b.dims) for b in spec.data.bench}
+    assert rows["2048x128K"] == 131072
+    assert rows["64x128K"] == round(131072 * (1 - (1 - 2048 / 131072) ** 64))
+    short = {"T": 3, "S": 40, "topk": 80, "Hq": 2, "Hkv": 1, "D": 16}
+    assert spec.module.distinct_rows(short) == 40
+
+
+@pytest.mark.slow
+def test_verify_accepts_the_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI verdict on the seed (~10 s; test_controls runs the same seed through the API)."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("KERNELGEN_ROOT", raising=False)
+    result = CliRunner().invoke(
+        app, ["verify", "sparse_attn", "seeds/sparse_attn.py", "--device", "cpu"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "ACCEPTED" in result.output and "not run on CPU" in result.output
