@@ -93,13 +93,30 @@ def verify(
     sanitize: Annotated[
         bool, typer.Option(help="CUDA: also run the small cases under compute-sanitizer")
     ] = False,
+    gpu_target: Annotated[
+        str,
+        typer.Option(
+            help="CPU: after the interpreter's cases, compile the kernels for this GPU "
+            "(sm_90: the H200), which the interpreter cannot stand in for; none skips it"
+        ),
+    ] = "sm_90",
 ):
     """Judge one candidate: exit 0 accepted (accepted-partial too: some cases not run), 1 rejected
     (with category and reason), 2 usage."""
-    from kernelgen.verify import verify_candidate
+    from kernelgen.verify import target, verify_candidate
 
+    if gpu_target != "none" and gpu_target not in target.TARGETS:
+        raise UsageError(
+            f"--gpu-target {gpu_target!r}: expected none or one of {', '.join(target.TARGETS)}"
+        )
     verdict = verify_candidate(
-        op, file, device=_device(device), seed=seed, timeout_s=timeout, sanitize=sanitize
+        op,
+        file,
+        device=_device(device),
+        seed=seed,
+        timeout_s=timeout,
+        sanitize=sanitize,
+        gpu_target=None if gpu_target == "none" else gpu_target,
     )
     if json_out:
         emit_json(verdict.model_dump(mode="json"))

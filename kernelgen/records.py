@@ -114,6 +114,11 @@ class Phases(_Record):
     slowest_compile: str | None = Field(
         None, description="the longest single compile, which bounds the compile phase"
     )
+    gpu_compile: float = Field(
+        0.0,
+        description="CPU: compiling the candidate for the GPU target (sm_90) after its cases, "
+        "which the interpreter cannot stand in for; part of checks",
+    )
     calls: CallCosts | None = Field(None, description="the checked calls' time, by part")
 
 

@@ -58,7 +58,9 @@ def verdict_text(v: Verdict) -> Text:
     ph = v.phases
     compiled = (
         f" (truth {ph.truth:.1f}, compile {ph.compile:.1f}, start {ph.start:.1f}, "
-        f"cases {ph.cases:.1f}, checks {ph.checks:.1f})"
+        f"cases {ph.cases:.1f}, checks {ph.checks:.1f}"
+        + (f", compiled for the GPU {ph.gpu_compile:.1f}" if ph.gpu_compile else "")
+        + ")"
         if ph
         else ""
     )

@@ -85,13 +85,15 @@ def verify_candidate(
     memory_mb: int = DEFAULT_MEMORY_MB,
     sanitize: bool = False,
     evaluator: Evaluator | None = None,
+    gpu_target: str | None = None,
 ) -> Verdict:
     """Judge one candidate file by the candidate contract. Never raises for anything the
     candidate does; raises UsageError for an unknown operator or a missing file.
 
     `evaluator` is the run's judge (ground truth, warm runners, compile cache, deadlines, the
     sources already judged); without one, a judge is made for this candidate alone.
-    `timeout_s` caps each call's deadline."""
+    `timeout_s` caps each call's deadline. `gpu_target` (CPU only; verify/target.py): after
+    the interpreter's cases pass, compile the candidate's kernels for that GPU too."""
     load_spec(op)  # unknown operator -> UsageError listing the known ones
     if not path.is_file():
         raise UsageError(f"{path}: no such file")
@@ -114,6 +116,7 @@ def verify_candidate(
         deadline_s=timeout_s,
         sanitize=sanitize,
         keep_warm=False,
+        gpu_target=gpu_target,
     )
     try:
         verdict = ev.verify(path, source, sha256(source))

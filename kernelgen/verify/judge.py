@@ -54,6 +54,9 @@ FEW_COMPILERS = 2
 # compile runner is warm: on the H200 a fresh judge of a cached rms_norm seed spent 7.0 s on a
 # compile runner (its process and torch import) for one 0.9 s compile.
 LONE_COMPILES = 2
+# Compile-only runners of a CPU verdict's compile for the GPU: the distinct kernels of a case
+# grid are few (Triton compiles a specialization once a process), each a second or two.
+TARGET_COMPILERS = 4
 # Requests sent ahead of the answer being checked: enough to keep the runner busy while the
 # judge compares; more would only leave more output files waiting in the scratch folder.
 WINDOW = 3
@@ -104,8 +107,11 @@ class Evaluator:
         sanitize: bool = False,
         warm: int = 1,
         keep_warm: bool = True,
+        gpu_target: str | None = None,
     ):
         self.spec: OpSpec = load_spec(op)
+        # CPU: the GPU to compile an accepted candidate for (verify/target.py); None skips it.
+        self.gpu_target = gpu_target if device == "cpu" else None
         self.op, self.device = op, device
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         self.rng = random.Random(self.seed)
@@ -210,6 +216,42 @@ class Evaluator:
 
     def cases(self) -> list[Case]:
         return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
+
+    def compile_for_target(
+        self, path: Path, cases: list[Case], phases: Phases
+    ) -> tuple[Failure | None, str | None]:
+        """The candidate's launcher run on each case's layout with every launch a compile for
+        `gpu_target`, in compile-only runners without the interpreter. Returns the first compile failure and
+        where; one of another kind (the launcher raising for a layout it never saw) is not the
+        compiler's word, and the cases already judged the launcher."""
+        assert self.gpu_target is not None
+        mark = time.monotonic()
+        env = {k: v for k, v in self.env.items() if k != "TRITON_INTERPRET"}
+        env["KERNELGEN_COMPILE_TARGET"] = self.gpu_target
+        env.setdefault("TRITON_CACHE_DIR", str(triton_cache()))
+        # The interpreter's cases only: a bench shape's whole-row block can take a minute to
+        # compile on this CPU (softmax's 262144 columns: 48 s), and the H200 compiles it anyway.
+        layouts = [(c.name, self.truths.get(c).layout) for c in cases]
+        seen: set[str] = set()
+        jobs: list[ahead.Job] = []
+        for name, layout in layouts:
+            key = ahead.specialization(layout)
+            if key not in seen:
+                seen.add(key)
+                jobs.append(ahead.Job(path, layout, name))
+        size = min(len(jobs), ahead.workers(), TARGET_COMPILERS)
+        pool = ahead.compile_pool(self.memory_mb, size, self.folder / "target", env, False, "cpu")
+        try:
+            _, misses = ahead.compile_ahead(self.spec, pool, jobs)
+        finally:
+            pool.close()
+            phases.gpu_compile = round(time.monotonic() - mark, 3)
+        for miss in misses:
+            failure = classify(miss.error) if miss.error is not None else None
+            if failure is not None and failure.category == "compile":
+                why = f"compiled for the GPU ({self.gpu_target}) on CPU: {failure.reason}"
+                return Failure("compile", why), miss.job.name
+        return None, None
 
     def prepare(self, path: Path, digest: str, phases: Phases) -> tuple[Failure | None, str | None]:
         """Ground truth (computed once per run) and every specialization the case grid and the
@@ -353,6 +395,10 @@ class _Judging:
             phases.cases, mark = _lap(mark)
             if run:
                 self.drive(self.extra_steps(run))
+            if ev.gpu_target is not None and run:
+                failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
+                if failure is not None:
+                    raise Rejected(failure, where)
             if ev.sanitize and self.device == "cuda" and run:
                 sanitized = self.sanitize([c for c, _ in run if c.interpreter] or [run[0][0]])
             phases.checks, mark = _lap(mark)

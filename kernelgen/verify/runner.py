@@ -47,8 +47,32 @@ def _frontend_error(exc: BaseException) -> bool:
     return bool(frames) and "triton/language" in frames[-1].filename.replace("\\", "/")
 
 
-def _failed(exc: BaseException, path: Path | None) -> Failed:
+def _message(exc: BaseException) -> str:
+    """One line for the verdict. A Triton CompilationError prints "at L:C:", a source excerpt
+    down to a caret and then the error, which a chain of them (one per jit function called,
+    each naming its call site) leaves to the innermost: its error and the source line it
+    points at are added, since the first line alone ("at 10:12:") tells an agent nothing."""
     text = str(exc).strip()
+    first = text.splitlines()[0] if text else ""
+    inner, seen = None, exc
+    while seen is not None:
+        if hasattr(seen, "src") and hasattr(seen, "node") and hasattr(seen, "error_message"):
+            inner = seen
+        seen = seen.__cause__
+    if inner is None:
+        return first[:500]
+    error = inner.error_message or ""  # type: ignore[attr-defined]
+    if not error and inner.__cause__ is not None:
+        error = f"{type(inner.__cause__).__name__}: {inner.__cause__}"
+    lineno = getattr(inner.node, "lineno", None)  # type: ignore[attr-defined]
+    lines = (inner.src or "").splitlines()  # type: ignore[attr-defined]
+    where = lines[lineno - 1].strip() if lineno and 0 < lineno <= len(lines) else ""
+    detail = f" `{where}`:" if where else ""
+    error = " ".join(error.split())
+    return f"{first}{detail} {error}".strip()[:500]
+
+
+def _failed(exc: BaseException, path: Path | None) -> Failed:
     line = None
     seen: BaseException | None = exc
     while seen is not None and path is not None:
@@ -58,7 +82,7 @@ def _failed(exc: BaseException, path: Path | None) -> Failed:
         seen = seen.__cause__
     return Failed(
         type=type(exc).__name__,
-        message=text.splitlines()[0][:500] if text else "",
+        message=_message(exc),
         line=line,
         frontend=_frontend_error(exc),
     )
@@ -93,6 +117,11 @@ class Runner:
 
             warmup.run(guard, tensors, device)
         if compile_only:
+            gpu = os.environ.get("KERNELGEN_COMPILE_TARGET")
+            if gpu:  # a CPU verdict's compile check: the GPU is named, not present
+                from kernelgen.verify import target
+
+                target.install(gpu)
             _launch_means_compile()
         import triton  # noqa: F401 - imported before the candidate, like everything it uses
 

@@ -114,3 +114,24 @@ def test_child_dies_with_a_killed_caller(tmp_path: Path) -> None:
     while not _dead(child):
         assert time.monotonic() < deadline, f"child {child} outlived its killed caller"
         time.sleep(0.1)
+
+
+def test_a_triton_compile_error_names_its_innermost_error_and_line() -> None:
+    """A chain of CompilationErrors (the kernel's call site, then the jit function it called)
+    prints "at L:C:" first and the error last: the verdict's one line keeps both ends, so the
+    agent reads what failed and where, not "at 10:12:" alone."""
+    import ast
+
+    from triton.compiler.errors import CompilationError
+
+    from kernelgen.verify.runner import _message
+
+    callee = "def _kth(key):\n    u = key\n    shift: tl.constexpr = 27 if step < 6 else 0\n"
+    inner = CompilationError(callee, ast.parse(callee).body[0].body[1], "ValueError('no')")
+    kernel = "def k(x):\n    y = x\n    t = _kth(y)\n"
+    outer = CompilationError(kernel, ast.parse(kernel).body[0].body[1], None)
+    outer.__cause__ = inner
+    msg = _message(outer)
+    assert msg.startswith("at 3:4:")
+    assert "`shift: tl.constexpr = 27 if step < 6 else 0`" in msg and "ValueError('no')" in msg
+    assert _message(ValueError("first line\nsecond")) == "first line"
