@@ -112,6 +112,27 @@ def _specials(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
     return x
 
 
+# Above this many elements `large_values` draws normal and uniform values in fp32, not float64:
+# the attention operators' bench KV caches hold up to 2.6e8 (decode_attn's 1x128K+31x4K), which
+# `values` took seconds a draw to make on a CPU. Their 16-bit inputs lose nothing by it.
+FP32_DRAW_ABOVE = 1 << 24
+
+
+def large_values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
+    """`values`, in fp32 for a normal or uniform draw of more than FP32_DRAW_ABOVE elements."""
+    if math.prod(shape) > FP32_DRAW_ABOVE and dist in ("normal", "uniform"):
+        if dist == "normal":
+            return torch.randn(shape, generator=gen)
+        return torch.rand(shape, generator=gen) * 2 - 1
+    return values(shape, dist, gen)
+
+
+def spec_scalar(entry: dict[str, Any], size: Size | BenchShape, gen: torch.Generator) -> Any:
+    """A scalar of a reference's SPEC drawn as kernelgen draws it (log-uniform in its range for a
+    case, its value for a bench shape): for the references that make their own inputs."""
+    return _scalar(ScalarInput.model_validate(entry), size, gen)
+
+
 def _scalar(item: ScalarInput, size: Size | BenchShape, gen: torch.Generator) -> Any:
     """Log-uniform in the draw range for a correctness case; `value` (or the size's dim) for a
     benchmark shape."""

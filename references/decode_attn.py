@@ -33,13 +33,10 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import BenchShape, Size
 
 PAGE = 64  # tokens per KV page, as HPC-Ops and SGLang page their caches
-# Above this many cache elements the live pages are drawn in fp32, not through `values`' float64:
-# a bench cache holds up to 2.6e8 (1x128K+31x4K), seconds per draw on a CPU.
-FP32_DRAW_ABOVE = 1 << 24
 
 
 def decode_attn(
@@ -174,7 +171,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     # Slots of each owned page that hold a live token: all 64 but in a request's last page.
     filled = (lens[row] - col * PAGE).clamp(max=PAGE)
     tail = torch.arange(PAGE)[None, :] >= filled[:, None]  # (live pages, 64)
-    scale = _scale(size, gen)
+    scale = spec_scalar(next(i for i in SPEC["inputs"] if i["name"] == "scale"), size, gen)
     # wide: q sized so that the scores are N(0, 40^2) whatever the scale and D, as softmax's
     # wide rows are: past exp's fp32 range (88.7) without the running max. k and v stay normal:
     # wide k as well would put fp32 rounding of the products (~1e-3 at |q_d k_d| ~ 1600) into
@@ -183,7 +180,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     caches = []
     for _ in range(2):
         cache = torch.full((n_pages, PAGE, hkv, d), math.nan, dtype=dt)
-        pages = _draw([live, PAGE, hkv, d], kv_dist, gen).to(dt)
+        pages = large_values([live, PAGE, hkv, d], kv_dist, gen).to(dt)
         pages[tail] = math.nan
         cache[mine] = pages
         caches.append(cache)
@@ -194,24 +191,6 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
         q = q * (40 / (scale * math.sqrt(d)))
     q = lay_out(q.to(dt), layout, gen)
     return [q, *caches, table.to(torch.int32), lens.to(torch.int32), scale]
-
-
-def _draw(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
-    if math.prod(shape) > FP32_DRAW_ABOVE and dist in ("normal", "uniform"):
-        if dist == "normal":
-            return torch.randn(shape, generator=gen)
-        return torch.rand(shape, generator=gen) * 2 - 1
-    return values(shape, dist, gen)
-
-
-def _scale(size: Size | BenchShape, gen: torch.Generator) -> float:
-    """As kernelgen draws a scalar with a range (inputs._scalar): log-uniform for a case."""
-    entry = next(i for i in SPEC["inputs"] if i["name"] == "scale")
-    if not isinstance(size, Size):
-        return entry["value"]
-    lo, hi = entry["draw"]
-    u = float(torch.rand((), generator=gen, dtype=torch.float64))
-    return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
 
 
 def _batch(

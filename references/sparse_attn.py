@@ -55,13 +55,10 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Size, Tolerance
 from kernelgen.verify import checks
 
-# Above this many elements, selected KV rows are drawn in fp32, not through `values`' float64:
-# a GPU case's inputs are drawn on the CPU, up to 5.8e7 (gqa_gpu's ~57K rows, 8 heads, D = 128).
-FP32_DRAW_ABOVE = 1 << 24
 # Rows of the (T, S) random scores whose top-k picks the indices, drawn at once: 2048 x 128K
 # scores are 1 GB in fp32 (a GPU case drawn on the CPU); 256 rows keep it to 128 MB.
 ROWS_PER_DRAW = 256
@@ -229,7 +226,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     indices = _indices(t, s, topk, _counts(size, gen), gen)
     used = torch.zeros(s, dtype=torch.bool)
     used[indices[indices >= 0].long()] = True
-    scale = _scale(size, gen)
+    scale = spec_scalar(next(i for i in SPEC["inputs"] if i["name"] == "scale"), size, gen)
     # wide: q sized so that the scores are N(0, 40^2) whatever the scale and D, as
     # decode_attn's wide: past exp's fp32 range (88.7) without the running max. k and v stay
     # normal, so that fp32 rounding of the products does not decide near-tied scores.
@@ -238,7 +235,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     for _ in range(2):
         pool = torch.full((s + 2, hkv, d), math.nan, dtype=dt)
         x = pool[1 : s + 1]
-        x[used] = _draw([int(used.sum()), hkv, d], kv_dist, gen).to(dt)
+        x[used] = large_values([int(used.sum()), hkv, d], kv_dist, gen).to(dt)
         kv.append(x)
 
     layout = size.layout if drawn else "contiguous"
@@ -275,24 +272,6 @@ def _indices(t: int, s: int, topk: int, counts: torch.Tensor, gen: torch.Generat
         out[lo:hi, :n] = scores.topk(n, dim=-1).indices.to(torch.int32)
     slot = torch.arange(topk, device=out.device)
     return out.masked_fill(slot[None, :] >= counts[:, None].to(out.device), -1)
-
-
-def _draw(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
-    if math.prod(shape) > FP32_DRAW_ABOVE and dist in ("normal", "uniform"):
-        if dist == "normal":
-            return torch.randn(shape, generator=gen)
-        return torch.rand(shape, generator=gen) * 2 - 1
-    return values(shape, dist, gen)
-
-
-def _scale(size: Size | BenchShape, gen: torch.Generator) -> float:
-    """As kernelgen draws a scalar with a range (inputs._scalar): log-uniform for a case."""
-    entry = next(i for i in SPEC["inputs"] if i["name"] == "scale")
-    if not isinstance(size, Size):
-        return entry["value"]
-    lo, hi = entry["draw"]
-    u = float(torch.rand((), generator=gen, dtype=torch.float64))
-    return math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
 
 
 def _size(

@@ -221,9 +221,9 @@ class Evaluator:
         self, path: Path, cases: list[Case], phases: Phases
     ) -> tuple[Failure | None, str | None]:
         """The candidate's launcher run on each case's layout with every launch a compile for
-        `gpu_target`, in compile-only runners without the interpreter. Returns the first compile failure and
-        where; one of another kind (the launcher raising for a layout it never saw) is not the
-        compiler's word, and the cases already judged the launcher."""
+        `gpu_target`, in compile-only runners without the interpreter. Returns the first
+        compile failure and where; one of another kind (the launcher raising for a layout it
+        never saw) is not the compiler's word, and the cases already judged the launcher."""
         assert self.gpu_target is not None
         mark = time.monotonic()
         env = {k: v for k, v in self.env.items() if k != "TRITON_INTERPRET"}
