@@ -29,7 +29,7 @@ from kernelgen.records import (
     Verdict,
 )
 from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
-from kernelgen.verify import Evaluator, verify_candidate
+from kernelgen.verify import Evaluator, target, verify_candidate
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
@@ -263,6 +263,9 @@ class Loop:
                 self.op,
                 self.device,
                 seed=random.SystemRandom().randrange(2**31),
+                # On CPU an accepted candidate is compiled for the H200 too: the interpreter
+                # accepts kernels its compiler refuses, and the device time is the scarce one.
+                gpu_target=target.DEFAULT,
             )
             if self.device != "cuda":
                 return self.evaluator
