@@ -57,6 +57,9 @@ LONE_COMPILES = 2
 # Compile-only runners of a CPU verdict's compile for the GPU: the distinct kernels of a case
 # grid are few (Triton compiles a specialization once a process), each a second or two.
 TARGET_COMPILERS = 4
+# One layout's compile for the GPU on CPU: the interpreter's cases are small, their kernels
+# compile in seconds; a compile past this is a hang.
+TARGET_COMPILE_S = 120.0
 # Requests sent ahead of the answer being checked: enough to keep the runner busy while the
 # judge compares; more would only leave more output files waiting in the scratch folder.
 WINDOW = 3
@@ -242,15 +245,20 @@ class Evaluator:
         size = min(len(jobs), ahead.workers(), TARGET_COMPILERS)
         pool = ahead.compile_pool(self.memory_mb, size, self.folder / "target", env, False, "cpu")
         try:
-            _, misses = ahead.compile_ahead(self.spec, pool, jobs)
+            _, misses = ahead.compile_ahead(self.spec, pool, jobs, deadline_s=TARGET_COMPILE_S)
         finally:
             pool.close()
             phases.gpu_compile = round(time.monotonic() - mark, 3)
         for miss in misses:
-            failure = classify(miss.error) if miss.error is not None else None
-            if failure is not None and failure.category == "compile":
+            if miss.dead is not None:  # a compile that hangs or kills its process is no pass
+                failure: Failure | None = Failure(miss.dead.category, miss.dead.reason)
+            else:
+                failure = classify(miss.error) if miss.error is not None else None
+                if failure is not None and failure.category != "compile":
+                    continue
+            if failure is not None:
                 why = f"compiled for the GPU ({self.gpu_target}) on CPU: {failure.reason}"
-                return Failure("compile", why), miss.job.name
+                return Failure(failure.category, why), miss.job.name
         return None, None
 
     def prepare(self, path: Path, digest: str, phases: Phases) -> tuple[Failure | None, str | None]:
