@@ -49,3 +49,27 @@ def test_targets_are_named() -> None:
     )
     assert result.exit_code == 2
     assert "--gpu-target 'sm_80': expected none or one of sm_90" in result.output
+
+
+def test_a_compile_that_hangs_is_no_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compile check's runner past its deadline rejects as a timeout: a launcher that spins
+    once its launch returns a compiled kernel (as a compile does, and the interpreter does not)
+    passes every case and must not pass unseen."""
+    from kernelgen.verify import judge
+
+    monkeypatch.setattr(judge, "TARGET_COMPILE_S", 5.0)
+    spinning = tmp_path / "spinning.py"
+    launch = (
+        "        _silu_and_mul_kernel[grid](y, x2, d, x2.stride(0), x2.stride(1), y.stride(0), "
+        "**cfg)\n"
+    )
+    src = SEED.read_text()
+    assert launch in src
+    spun = (
+        launch.replace("        _silu", "        k = _silu")
+        + "        while k is not None:\n            pass\n"
+    )
+    spinning.write_text(src.replace(launch, spun))
+    v = verify_candidate("silu_and_mul", spinning, device="cpu", seed=7, gpu_target="sm_90")
+    assert not v.accepted and v.category == "timeout", v.reason
+    assert "compiled for the GPU (sm_90) on CPU" in (v.reason or "")
