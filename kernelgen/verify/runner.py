@@ -52,20 +52,23 @@ def _message(exc: BaseException) -> str:
     down to a caret and then the error, which a chain of them (one per jit function called,
     each naming its call site) leaves to the innermost: its error and the source line it
     points at are added, since the first line alone ("at 10:12:") tells an agent nothing."""
+    from triton.compiler.errors import CompilationError
+
     text = str(exc).strip()
     first = text.splitlines()[0] if text else ""
-    inner, seen = None, exc
+    inner: CompilationError | None = None
+    seen: BaseException | None = exc
     while seen is not None:
-        if hasattr(seen, "src") and hasattr(seen, "node") and hasattr(seen, "error_message"):
+        if isinstance(seen, CompilationError):
             inner = seen
         seen = seen.__cause__
     if inner is None:
         return first[:500]
-    error = inner.error_message or ""  # type: ignore[attr-defined]
+    error = inner.error_message or ""
     if not error and inner.__cause__ is not None:
         error = f"{type(inner.__cause__).__name__}: {inner.__cause__}"
-    lineno = getattr(inner.node, "lineno", None)  # type: ignore[attr-defined]
-    lines = (inner.src or "").splitlines()  # type: ignore[attr-defined]
+    lineno = getattr(inner.node, "lineno", None)
+    lines = (inner.src or "").splitlines()
     where = lines[lineno - 1].strip() if lineno and 0 < lineno <= len(lines) else ""
     detail = f" `{where}`:" if where else ""
     error = " ".join(error.split())
