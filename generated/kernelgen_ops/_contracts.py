@@ -404,3 +404,72 @@ def dims_topk(x: torch.Tensor, k: int) -> tuple[int, ...]:
 
 def torch_topk(x: torch.Tensor, k: int) -> torch.Tensor:
     return torch.topk(x, k, dim=-1, sorted=False).indices.to(torch.int32)
+
+
+def _check_block_tensor(name: str, t: object, dtype: torch.dtype, shape: tuple[int, ...]) -> None:
+    """One of fp8_gemm's inputs: exactly `dtype` and `shape`, on CUDA, rows K-contiguous."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"kernelgen_ops.fp8_gemm: {name} must be a tensor, got {type(t).__name__}")
+    if t.dtype != dtype:
+        raise TypeError(f"kernelgen_ops.fp8_gemm: {name} is {t.dtype}; expected {dtype}")
+    if tuple(t.shape) != shape:
+        raise ValueError(
+            f"kernelgen_ops.fp8_gemm: {name} has shape {tuple(t.shape)}; expected {shape}"
+        )
+    if not t.is_cuda and not t.is_meta:
+        _gpu_only("fp8_gemm", t, "float8_e4m3fn dots", "dequantize and torch.matmul")
+        raise ValueError(f"kernelgen_ops.fp8_gemm: {name} is on {t.device}; it runs on CUDA")
+
+
+def check_fp8_gemm(
+    a: torch.Tensor, a_scale: torch.Tensor, b: torch.Tensor, b_scale: torch.Tensor
+) -> None:
+    # Verified: a contiguous or with padded rows (K contiguous), the rest contiguous, K a
+    # multiple of the 128-wide scale block; b_scale's last row may cover fewer than 128 rows.
+    if not isinstance(a, torch.Tensor) or a.dim() != 2 or a.shape[1] == 0 or a.shape[1] % 128:
+        shape = tuple(a.shape) if isinstance(a, torch.Tensor) else type(a).__name__
+        raise ValueError(
+            f"kernelgen_ops.fp8_gemm: a is {shape}; expected an (M, K) tensor with K a positive "
+            "multiple of 128"
+        )
+    if not isinstance(b, torch.Tensor) or b.dim() != 2:
+        raise ValueError("kernelgen_ops.fp8_gemm: b must be an (N, K) tensor")
+    m, k = a.shape
+    n = b.shape[0]
+    _check_block_tensor("a", a, torch.float8_e4m3fn, (m, k))
+    _check_block_tensor("a_scale", a_scale, torch.float32, (m, k // 128))
+    _check_block_tensor("b", b, torch.float8_e4m3fn, (n, k))
+    _check_block_tensor("b_scale", b_scale, torch.float32, (-(-n // 128), k // 128))
+    if a.stride(1) != 1 or a.stride(0) < k:
+        raise ValueError(
+            f"kernelgen_ops.fp8_gemm: a has strides {a.stride()}; expected rows of contiguous K "
+            "(a padded row stride is fine)"
+        )
+    for name, t in (("a_scale", a_scale), ("b", b), ("b_scale", b_scale)):
+        if not t.is_contiguous():
+            raise ValueError(f"kernelgen_ops.fp8_gemm: {name} must be contiguous")
+        if t.device != a.device:
+            raise ValueError(f"kernelgen_ops.fp8_gemm: {name} is on {t.device}, a on {a.device}")
+
+
+def fake_fp8_gemm(
+    a: torch.Tensor, a_scale: torch.Tensor, b: torch.Tensor, b_scale: torch.Tensor
+) -> torch.Tensor:
+    check_fp8_gemm(a, a_scale, b, b_scale)
+    return a.new_empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16)
+
+
+def dims_fp8_gemm(
+    a: torch.Tensor, a_scale: torch.Tensor, b: torch.Tensor, b_scale: torch.Tensor
+) -> tuple[int, ...]:
+    return (a.shape[0], b.shape[0], a.shape[1])
+
+
+def torch_fp8_gemm(
+    a: torch.Tensor, a_scale: torch.Tensor, b: torch.Tensor, b_scale: torch.Tensor
+) -> torch.Tensor:
+    # Dequantized in fp32, rounded to bf16, one bf16 matmul: how a model without an fp8 kernel
+    # computes it (torch's _scaled_mm refuses these block scales in torch 2.11).
+    a16 = (a.float() * a_scale.repeat_interleave(128, dim=1)).to(torch.bfloat16)
+    full = b_scale.repeat_interleave(128, dim=0)[: b.shape[0]].repeat_interleave(128, dim=1)
+    return a16 @ (b.float() * full).to(torch.bfloat16).T
