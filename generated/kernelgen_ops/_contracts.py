@@ -407,7 +407,7 @@ def torch_topk(x: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def _check_block_tensor(name: str, t: object, dtype: torch.dtype, shape: tuple[int, ...]) -> None:
-    """One of fp8_gemm's inputs: exactly `dtype` and `shape`, on CUDA, rows K-contiguous."""
+    """One of fp8_gemm's inputs: exactly `dtype` and `shape`."""
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"kernelgen_ops.fp8_gemm: {name} must be a tensor, got {type(t).__name__}")
     if t.dtype != dtype:
@@ -416,9 +416,6 @@ def _check_block_tensor(name: str, t: object, dtype: torch.dtype, shape: tuple[i
         raise ValueError(
             f"kernelgen_ops.fp8_gemm: {name} has shape {tuple(t.shape)}; expected {shape}"
         )
-    if not t.is_cuda and not t.is_meta:
-        _gpu_only("fp8_gemm", t, "float8_e4m3fn dots", "dequantize and torch.matmul")
-        raise ValueError(f"kernelgen_ops.fp8_gemm: {name} is on {t.device}; it runs on CUDA")
 
 
 def check_fp8_gemm(
@@ -440,6 +437,9 @@ def check_fp8_gemm(
     _check_block_tensor("a_scale", a_scale, torch.float32, (m, k // 128))
     _check_block_tensor("b", b, torch.float8_e4m3fn, (n, k))
     _check_block_tensor("b_scale", b_scale, torch.float32, (-(-n // 128), k // 128))
+    if not a.is_cuda and not a.is_meta:
+        _gpu_only("fp8_gemm", a, "float8_e4m3fn dots", "dequantize and torch.matmul")
+        raise ValueError(f"kernelgen_ops.fp8_gemm: a is on {a.device}; the kernel runs on CUDA")
     if a.stride(1) != 1 or a.stride(0) < k:
         raise ValueError(
             f"kernelgen_ops.fp8_gemm: a has strides {a.stride()}; expected rows of contiguous K "

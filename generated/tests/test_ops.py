@@ -308,8 +308,9 @@ def test_hadamard(shape: tuple[int, ...], dtype: torch.dtype) -> None:
 @pytest.mark.gpu
 @pytest.mark.parametrize("m", [1, 37, 4096])
 def test_act_quant(m: int, dtype: torch.dtype) -> None:
-    """Scales amax / 448 to fp32 rounding; q * scale within one e4m3 step (2^-3 relative at the
-    top of a binade) of x; an all-zero group gives scale 0 and q 0, not NaN."""
+    """Scales amax / 448 to fp32 rounding; q * scale within one e4m3 step of x (2^-3 of the
+    binade's bottom, 2^-9 among the subnormals below 2^-6, which 4096 rows of normal values
+    reach); an all-zero group gives scale 0 and q 0, not NaN."""
     k = 512
     x = _make((m, k), dtype, "cuda") * torch.exp2(torch.arange(k, device="cuda") // 128 - 2.0)
     x[0, 128:256] = 0
@@ -321,8 +322,50 @@ def test_act_quant(m: int, dtype: torch.dtype) -> None:
     want = (groups.abs().amax(-1) / 448).float()
     torch.testing.assert_close(scale, want, rtol=2**-23, atol=0)
     assert float(scale[0, 1]) == 0.0 and not bool(q.float().isnan().any())
-    back = q.double().view(m, k // 128, 128) * scale.double()[..., None]
-    assert bool(((back - groups).abs() <= groups.abs() * 2**-3 + 1e-30).all())
+    s = scale.double()[..., None]
+    back = q.double().view(m, k // 128, 128) * s
+    at = torch.maximum(back.abs(), groups.abs()) / torch.where(s > 0, s, 1.0)
+    step = torch.exp2(torch.floor(torch.log2(at.clamp_min(2**-6))) - 3)
+    assert bool(((back - groups).abs() <= step * s).all())
+
+
+def _quantize(x: torch.Tensor, rows: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """x (R, K) to e4m3 with one fp32 scale (amax / 448) per `rows` x 128 block."""
+    r, k = x.shape
+    padded = torch.cat([x, x.new_zeros(-r % rows, k)]).view(-1, rows, k // 128, 128)
+    scale = (padded.abs().amax(dim=(1, 3)) / 448).float()
+    full = scale.double().repeat_interleave(rows, 0).repeat_interleave(128, 1)[:r]
+    return (x.double() / full).to(torch.float8_e4m3fn), scale
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(("m", "n", "k"), [(1, 576, 256), (16, 7168, 2048), (333, 200, 1024)])
+def test_fp8_gemm(m: int, n: int, k: int) -> None:
+    """Against float64 on the dequantized operands, within bf16 rounding of the result plus 2^-5
+    of sqrt(sum_k (a_k b_k)^2), the reference's bound; N not a multiple of 128 included."""
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    x = torch.randn(m, k, device="cuda", generator=gen)
+    w = torch.randn(n, k, device="cuda", generator=gen) * 2**-6
+    a, a_scale = _quantize(x, 1)
+    b, b_scale = _quantize(w, 128)
+    out = kernelgen_ops.fp8_gemm(a, a_scale, b, b_scale)
+    assert out.dtype == torch.bfloat16 and out.shape == (m, n)
+    a64 = a.double() * a_scale.double().repeat_interleave(128, 1)
+    b64 = b.double() * b_scale.double().repeat_interleave(128, 0)[:n].repeat_interleave(128, 1)
+    ref = a64 @ b64.T
+    bound = 2**-8 * ref.abs() + 2**-5 * ((a64 * a64) @ (b64 * b64).T).sqrt()
+    assert bool(((out.double() - ref).abs() <= bound).all())
+
+
+def test_fp8_gemm_refuses_what_was_not_verified() -> None:
+    a = torch.zeros(4, 200).to(torch.float8_e4m3fn)
+    with pytest.raises(ValueError, match="multiple of 128"):
+        kernelgen_ops.fp8_gemm(a, torch.ones(4, 2), a, torch.ones(1, 2))
+    a = torch.zeros(4, 256).to(torch.float8_e4m3fn)
+    with pytest.raises(TypeError, match="a_scale is torch.float16"):
+        kernelgen_ops.fp8_gemm(a, torch.ones(4, 2).half(), a, torch.ones(1, 2))
+    with pytest.raises(ValueError, match="b_scale has shape"):
+        kernelgen_ops.fp8_gemm(a, torch.ones(4, 2), a, torch.ones(2, 2))
 
 
 def test_kernels_with_bf16_or_fp8_inside_refuse_the_interpreter() -> None:
