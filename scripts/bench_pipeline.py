@@ -8,7 +8,11 @@ the machine it runs on. Per operator:
 - tune of the seed's declared space over every bucket (the `tune` proposer's search);
 - a batch of tuner candidates (at least --batch): the seed's space crossed with num_stages until
   the batch is big enough, compiled ahead in parallel and timed in one worker: candidates judged
-  per GPU-minute is the batch size over the wall minutes of compile + timing.
+  per GPU-minute is the batch size over the wall minutes of compile + timing;
+- one optimize round as the loop plays it (`files` proposer, one candidate: the seed under
+  another hash): the candidate verified and benched against the best, its tuned child searched,
+  verified and benched. The run's preparation (the seed's verdict and bench, paid once per run)
+  is timed apart from the round.
 
 Writes one JSON record (evaluations/pipeline/bench-<time>.json, or --out), re-written after every
 step so a call cut short keeps what it measured, and prints a table last.
@@ -55,6 +59,11 @@ class OpFigures(BaseModel):
     batch_compile_s: float | None = None
     batch_timing_s: float | None = None
     batch_per_gpu_minute: float | None = None
+    round_prepare_s: float | None = None
+    round_s: float | None = None
+    round_run: str | None = None
+    round_candidates: dict[str, str] = Field(default_factory=dict)
+    round_events: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
 
 
@@ -90,7 +99,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=40)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument(
-        "--skip", nargs="*", default=[], help="steps to skip: verify bench tune batch"
+        "--skip", nargs="*", default=[], help="steps to skip: verify bench tune batch round"
     )
     args = parser.parse_args()
     os.chdir(ROOT)
@@ -128,6 +137,9 @@ def main() -> None:
             save()
         if "batch" not in args.skip:
             _batch_rate(op, seed, args.batch, fig)
+            save()
+        if "round" not in args.skip:
+            _round(op, seed, fig)
             save()
     print(f"record: {out}")
     _table(record)
@@ -246,9 +258,61 @@ def _batch_rate(op: str, seed: Path, size: int, fig: OpFigures) -> None:
         fig.errors.append(f"batch: {type(e).__name__}: {e}")
 
 
+class _Clock:
+    """The loop's events with the seconds since the step began: where a round's time goes."""
+
+    def __init__(self, op: str, fig: OpFigures):
+        self.op, self.fig, self.start = op, fig, time.monotonic()
+
+    def event(self, message: str) -> None:
+        line = f"{time.monotonic() - self.start:7.2f} s  {message}"
+        self.fig.round_events.append(line)
+        print(f"{self.op} round: {line}", flush=True)
+
+    def candidate(self, record: Any, run: Any) -> None:
+        pass
+
+
+def _round(op: str, seed: Path, fig: OpFigures, device: str = "cuda") -> None:
+    from kernelgen import loop
+    from kernelgen.propose.files import FilesProposer
+    from kernelgen.records import Budget
+
+    folder = Path(tempfile.mkdtemp(prefix="kernelgen-round-"))
+    (folder / f"{op}_twin.py").write_text(
+        seed.read_text() + "\n# the seed again, under another hash: a candidate to judge\n"
+    )
+    clock = _Clock(op, fig)
+    run = loop.start(
+        op,
+        FilesProposer(folder),
+        device=device,
+        budget=Budget(rounds=1, candidates=1, repairs=0),
+        observer=clock,
+    )
+    fig.round_run = run.run.id
+    try:
+        start = time.monotonic()
+        run.prepare()
+        fig.round_prepare_s = round(time.monotonic() - start, 2)
+        clock.event("prepared: the round starts")
+        start = time.monotonic()
+        run.play_round(1)
+        fig.round_s = round(time.monotonic() - start, 2)
+        clock.event("round done")
+        fig.round_candidates = {
+            r.id: r.status + (f" x{r.speedup:.3f}" if r.speedup else "") for r in run.records
+        }
+    except Exception as e:  # noqa: BLE001
+        fig.errors.append(f"round: {type(e).__name__}: {e}")
+    finally:
+        run.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _table(record: PipelineBench) -> None:
     cols = ["op", "verify cold", "verify warm", "verify in-run", "bench", "bench cached",
-            "worst spread", "tune (space)", "batch/GPU-min"]  # fmt: skip
+            "worst spread", "tune (space)", "batch/GPU-min", "round (prepare)"]  # fmt: skip
     print(" | ".join(cols))
     for f in record.ops:
         row = [
@@ -261,6 +325,7 @@ def _table(record: PipelineBench) -> None:
             f"{f.worst_spread} ({f.worst_spread_shape})",
             f"{f.tune_s} ({f.tune_space})",
             f"{f.batch_per_gpu_minute} ({f.batch})",
+            f"{f.round_s} ({f.round_prepare_s})",
         ]
         print(" | ".join(row))
         for e in f.errors:

@@ -15,6 +15,8 @@ if [ ${#ids[@]} -eq 0 ]; then
   mapfile -t ids < <(python3 -m pytest --collect-only -q -m gpu "$tests" 2>/dev/null | grep '::')
 fi
 shards=${SHARDS:-3}
+# Each verdict as it comes (category, reason, wall): the reasons survive a cut-off pytest.
+export KERNELGEN_VERDICT_LOG="$OUT/suite-verdicts.jsonl"
 for ((s = 0; s < shards; s++)); do
   mine=()
   for ((i = s; i < ${#ids[@]}; i += shards)); do mine+=("${ids[$i]}"); done
@@ -25,3 +27,4 @@ done
 wait
 cat "$OUT/suite-hang.log" 2>/dev/null
 grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
+grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300

@@ -15,8 +15,10 @@ a device), where interpreter-only tricks fail to compile instead and cross-progr
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -140,11 +142,27 @@ def _close_judges():
 
 
 def _verify(op: str, path: Path, device: str) -> Verdict:
+    start = time.monotonic()
     if device != "cuda":
-        return verify_candidate(op, path, device=device, seed=SEED)
-    if op not in _JUDGES:
-        _JUDGES[op] = Evaluator(op, "cuda", seed=SEED)
-    return verify_candidate(op, path, device=device, evaluator=_JUDGES[op])
+        v = verify_candidate(op, path, device=device, seed=SEED)
+    else:
+        if op not in _JUDGES:
+            _JUDGES[op] = Evaluator(op, "cuda", seed=SEED)
+        v = verify_candidate(op, path, device=device, evaluator=_JUDGES[op])
+    _log_verdict(op, path, device, v, time.monotonic() - start)
+    return v
+
+
+def _log_verdict(op: str, path: Path, device: str, v: Verdict, wall: float) -> None:
+    """With KERNELGEN_VERDICT_LOG set, each verdict is appended to that file as it comes: a
+    suite cut short by its time limit on the H200 still says why each of its tests failed."""
+    log = os.environ.get("KERNELGEN_VERDICT_LOG")
+    if not log:
+        return
+    line = {"file": path.name, "op": op, "device": device, "accepted": v.accepted,
+            "category": v.category, "reason": v.reason, "wall_s": round(wall, 1)}  # fmt: skip
+    with open(log, "a") as f:
+        f.write(json.dumps(line) + "\n")
 
 
 def _rejected(op: str, name: str, expected: set[str], device: str) -> None:
