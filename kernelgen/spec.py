@@ -6,7 +6,8 @@ A reference module holds
   distributions, benchmark shapes, tolerances);
 - ``cost(dims, itemsize) -> {"bytes": int, "flops": int}``: the bytes that must move and the flops
   that must be done for one call, so every timing can be put against the device's limits
-  (itemsize is the case dtype's; an input with a dtype of its own counts its own bytes);
+  (itemsize is the case dtype's; an input with a dtype of its own counts its own bytes); an
+  fp8 matmul adds ``"flops_at": "fp8"``, whose rate is twice bf16's;
 - optionally ``make_inputs(size, dtype, dist, generator) -> list`` (size: a correctness Size or
   a BenchShape; the CPU tensors in the order of SPEC.inputs, checked against it) and
   ``compare(out, ref, case) -> str | None`` for operators whose inputs have invariants (routing
@@ -258,6 +259,9 @@ class Case(_Strict):
 class Cost(_Strict):
     bytes: int = Field(ge=0)
     flops: int = Field(ge=0)
+    flops_at: Literal["bf16", "fp8"] = Field(
+        "bf16", description="the tensor-core precision the flops run at (fp8: twice bf16's rate)"
+    )
 
 
 class OpSpec:

@@ -165,7 +165,8 @@ def make_inputs(size, dtype: str, dist: str, gen: torch.Generator) -> list:
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
     m, n, k = dims["M"], dims["N"], dims["K"]
     scales = (m + -(-n // BLOCK)) * (k // BLOCK) * 4
-    return {"bytes": m * k + n * k + scales + m * n * 2, "flops": 2 * m * n * k}
+    flops = 2 * m * n * k  # e4m3 products on the tensor cores: the fp8 rate
+    return {"bytes": m * k + n * k + scales + m * n * 2, "flops": flops, "flops_at": "fp8"}
 
 
 def _size(name: str, m: int, n: int, k: int, **extra) -> dict:

@@ -22,6 +22,7 @@ step so a call cut short keeps what it measured, and prints a table last.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import itertools
 import os
 import shutil
@@ -143,6 +144,10 @@ def main() -> None:
             save()
     print(f"record: {out}")
     _table(record)
+    # A process that outlives its work is a bug to find, not to wait for: on the H200 this
+    # script stayed up after its table (session 11). In 60 s every thread's stack is printed
+    # to stderr and the process exits.
+    faulthandler.dump_traceback_later(60, exit=True)
 
 
 def _verify(op: str, seed: Path, fig: OpFigures) -> None:

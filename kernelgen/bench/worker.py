@@ -456,6 +456,7 @@ def run_bench(req: BenchRequest) -> BenchResult:
                     eager=times.get("eager"),
                     compiled=times.get("compile"),
                     seed=None if is_seed else seed_time,
+                    precision=cost.flops_at,
                 )
             )
         del sets, pool, calls, replays

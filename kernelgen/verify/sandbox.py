@@ -85,6 +85,18 @@ def _describe_exit(code: int, stderr: str) -> str:
     return f"process exited with code {code} without a result" + (f": {last}" if last else "")
 
 
+def _out_of_memory(stderr: str) -> str | None:
+    """The reason for a process that died of memory, with the line that says whose memory
+    (host or GPU, how much was asked): a judge on a loaded machine must be told apart from a
+    candidate that allocates too much. None when the stderr says nothing of memory."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    said = next(
+        (ln for ln in reversed(lines) if "MemoryError" in ln or "out of memory" in ln.lower()),
+        None,
+    )
+    return None if said is None else f"ran out of memory: {said[:300]}"
+
+
 def _tail(path: Path, limit: int = 4000) -> str:
     try:
         data = path.read_bytes()[-limit:]
@@ -171,10 +183,8 @@ def run_isolated(
         except (OSError, ValueError):
             message = None
         if not isinstance(message, dict) or message.get("nonce") != nonce:
-            if "MemoryError" in stderr or "out of memory" in stderr.lower():
-                return Outcome(
-                    category="oom", reason="ran out of memory", seconds=seconds, stderr_tail=stderr
-                )
+            if oom := _out_of_memory(stderr):
+                return Outcome(category="oom", reason=oom, seconds=seconds, stderr_tail=stderr)
             return Outcome(
                 category="crash",
                 reason=_describe_exit(code, stderr),

@@ -24,7 +24,13 @@ from pydantic import BaseModel
 
 from kernelgen.records import Category
 from kernelgen.verify.protocol import Exit, Reply, Request
-from kernelgen.verify.sandbox import _child_setup, _describe_exit, _rss_bytes, _tail
+from kernelgen.verify.sandbox import (
+    _child_setup,
+    _describe_exit,
+    _out_of_memory,
+    _rss_bytes,
+    _tail,
+)
 
 START_TIMEOUT_S = 180.0  # torch + CUDA start on a loaded host; never a candidate's fault
 _POLL_S = 0.05
@@ -135,8 +141,8 @@ class Runner:
     def _died(self, code: int) -> Dead:
         stderr = self.stderr()
         self.close()
-        if "MemoryError" in stderr or "out of memory" in stderr.lower():
-            return Dead(category="oom", reason="ran out of memory", stderr_tail=stderr)
+        if oom := _out_of_memory(stderr):
+            return Dead(category="oom", reason=oom, stderr_tail=stderr)
         return Dead(category="crash", reason=_describe_exit(code, stderr), stderr_tail=stderr)
 
     def _kill(self, category: Category, reason: str) -> Dead:

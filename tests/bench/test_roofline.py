@@ -83,6 +83,21 @@ def test_shape_timing_row() -> None:
     assert row.suspect is None
 
 
+def test_fp8_flops_run_at_twice_the_bf16_rate() -> None:
+    # fp8_gemm 4096x4096x7168 at 800 TFLOP/s bf16: 301 us of bf16 flops, 150 us in fp8. A
+    # kernel at 250 us is fast and honest: the bf16 floor calls it impossible (as the H200's
+    # did for an honest 309 us in session 10).
+    flops, nbytes = 2 * 4096 * 4096 * 7168, 100_000_000
+    assert roofline.floor_us(nbytes, flops, CEIL, "fp8") == pytest.approx(flops / 16e8)
+    assert roofline.shape_timing("s", "bfloat16", nbytes, flops, _pt(250.0), CEIL).suspect
+    row = roofline.shape_timing("s", "bfloat16", nbytes, flops, _pt(250.0), CEIL, precision="fp8")
+    assert row.suspect is None and row.bound == "compute"
+    assert row.limit_pct == pytest.approx(flops / 16e8 / 250.0 * 100)
+    # below 90% of the fp8 floor is still flagged, against the fp8 ceiling
+    low = roofline.shape_timing("s", "bfloat16", nbytes, flops, _pt(120.0), CEIL, precision="fp8")
+    assert low.suspect is not None and "1600 fp8" in low.suspect
+
+
 def test_shape_timing_flags_a_time_below_the_floor() -> None:
     row = roofline.shape_timing("s", "bfloat16", 64_000_000, 0, _pt(10.0), CEIL)
     assert row.suspect is not None and "floor 16.00 us" in row.suspect

@@ -38,6 +38,11 @@ def eat_memory(request: str) -> str:
         hog.append(bytearray(64 * 2**20))
 
 
+def gpu_out_of_memory(request: str) -> str:
+    # torch's words when the caching allocator cannot get device memory
+    raise RuntimeError("CUDA out of memory. Tried to allocate 20.00 GiB (GPU 0; 139.8 GiB total)")
+
+
 def raises(request: str) -> str:
     raise RuntimeError("boom")
 

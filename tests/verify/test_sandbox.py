@@ -39,6 +39,8 @@ def test_result_comes_back() -> None:
         ("exit_quietly", "crash", "without a result"),
         ("raises", "crash", "boom"),
         ("forge_result", "crash", "without a result"),
+        # whose memory ran out, and how much was asked, is in the reason
+        ("gpu_out_of_memory", "oom", "CUDA out of memory. Tried to allocate 20.00 GiB"),
     ],
 )
 def test_death_is_a_category(target: str, category: str, words: str) -> None:
