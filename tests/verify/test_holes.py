@@ -130,6 +130,9 @@ def _honest_params(device: str = "cpu") -> list:
 
 # On CUDA the files of one operator are judged as the candidates of one run are: by one judge
 # (truth, warm runners and compile-ahead pool made once), each candidate in runners of its own.
+# One judge at a time: a judge holds its cases' inputs on the GPU, warm runners and a dozen
+# compile runners, and with four suites side by side on the H200 a judge per operator each ran
+# out of memory (session 11). Moving to another operator closes the judge of the last one.
 _JUDGES: dict[str, Evaluator] = {}
 
 
@@ -147,6 +150,8 @@ def _verify(op: str, path: Path, device: str) -> Verdict:
         v = verify_candidate(op, path, device=device, seed=SEED)
     else:
         if op not in _JUDGES:
+            for other in list(_JUDGES):
+                _JUDGES.pop(other).close()
             _JUDGES[op] = Evaluator(op, "cuda", seed=SEED)
         v = verify_candidate(op, path, device=device, evaluator=_JUDGES[op])
     _log_verdict(op, path, device, v, time.monotonic() - start)
