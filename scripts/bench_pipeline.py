@@ -279,6 +279,8 @@ class _Clock:
 
 
 def _round(op: str, seed: Path, fig: OpFigures, device: str = "cuda") -> None:
+    """device="cpu" plays the same round without a GPU (verify only): how this step is tried
+    here before it spends device time."""
     from kernelgen import loop
     from kernelgen.propose.files import FilesProposer
     from kernelgen.records import Budget
@@ -288,30 +290,31 @@ def _round(op: str, seed: Path, fig: OpFigures, device: str = "cuda") -> None:
         seed.read_text() + "\n# the seed again, under another hash: a candidate to judge\n"
     )
     clock = _Clock(op, fig)
-    run = loop.start(
+    # A run like any other, stored under evaluations/<op>/ and named in the record.
+    played = loop.start(
         op,
         FilesProposer(folder),
         device=device,
         budget=Budget(rounds=1, candidates=1, repairs=0),
         observer=clock,
     )
-    fig.round_run = run.run.id
+    fig.round_run = played.run.id
     try:
         start = time.monotonic()
-        run.prepare()
+        played.prepare()
         fig.round_prepare_s = round(time.monotonic() - start, 2)
         clock.event("prepared: the round starts")
         start = time.monotonic()
-        run.play_round(1)
+        played.play_round(1)
         fig.round_s = round(time.monotonic() - start, 2)
         clock.event("round done")
         fig.round_candidates = {
-            r.id: r.status + (f" x{r.speedup:.3f}" if r.speedup else "") for r in run.records
+            r.id: r.status + (f" x{r.speedup:.3f}" if r.speedup else "") for r in played.records
         }
     except Exception as e:  # noqa: BLE001
         fig.errors.append(f"round: {type(e).__name__}: {e}")
     finally:
-        run.close()
+        played.close()
         shutil.rmtree(folder, ignore_errors=True)
 
 
