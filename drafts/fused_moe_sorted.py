@@ -13,7 +13,11 @@ What changed from the seed, and why:
   the padded counts (one program), each block's expert and padding rows (a search over the
   segment ends), and the slots scattered into their expert's segment (an atomic cursor). A
   slot's place inside its segment varies from call to call; its row of each GEMM does not
-  depend on the other rows of its tile, so the result does not vary.
+  depend on the other rows of its tile, so the result does not vary. At decode (up to
+  SMALL_SLOTS token-slots) one program does all four, with each slot's rank counted among the
+  earlier slots: three launches fewer where launches are much of the time.
+- The GEMM grids have one row per possible block, at most min(cdiv(M*k, BLOCK_M) + E, M*k):
+  8 at M=1, k=8, where E + 1 would launch 129.
 - Up: one program per (block, BLOCK_N intermediate columns), the gate and up tiles as two
   accumulators over H, silu(gate) * up in fp32 into an (M*k, I) fp32 buffer.
 - Down: one program per (block, BLOCK_N hidden columns). The reference asks for an fp32
@@ -37,22 +41,24 @@ import triton.language as tl
 # "<M>x<E>x<H>x<I>" rounded up to powers of two; shapes between buckets take the nearest one.
 TUNE_SPACE = {
     "BLOCK_M": [16, 64],
-    "BLOCK_N": [64, 128],
+    "BLOCK_N": [32, 64, 128],
     "BLOCK_K": [64, 128],
     "num_warps": [4, 8],
 }
 DEFAULT_CONFIG = {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 64, "num_warps": 4}
 TUNED: dict[str, dict[str, int]] = {
-    "1x128x2048x1024": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "num_warps": 4},
-    "16x128x2048x1024": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "num_warps": 4},
+    "1x128x2048x1024": {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128, "num_warps": 4},
+    "16x128x2048x1024": {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128, "num_warps": 4},
     "1024x128x2048x1024": {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8},
     "4096x128x2048x1024": {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8},
-    "1x8x4096x2048": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "num_warps": 4},
-    "16x8x4096x2048": {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "num_warps": 4},
+    "1x8x4096x2048": {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128, "num_warps": 4},
+    "16x8x4096x2048": {"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 128, "num_warps": 4},
     "1024x8x4096x2048": {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8},
     "4096x8x4096x2048": {"BLOCK_M": 64, "BLOCK_N": 128, "BLOCK_K": 64, "num_warps": 8},
 }
 BLOCK_SLOTS = 256  # token-slots per program of the counting and scatter kernels
+# Up to this many token-slots (decode) the grouping is one program instead of four launches.
+SMALL_SLOTS = 128
 
 
 @triton.jit
@@ -127,6 +133,49 @@ def _scatter_kernel(
     start = tl.load(ends_ptr + e, mask=ok, other=0) - (c + BLOCK_M - 1) // BLOCK_M * BLOCK_M
     at = tl.atomic_add(cursor_ptr + e, 1, mask=ok)
     tl.store(sorted_ptr + start + at, s, mask=ok)
+
+
+@triton.jit
+def _align_small_kernel(
+    block_expert_ptr,  # *int32, [max_blocks]
+    sorted_ptr,  # *int32, [max_blocks * BLOCK_M]
+    ids_ptr,
+    n_slots,
+    topk,
+    stride_idm,
+    stride_idk,
+    n_experts,
+    max_blocks,
+    BLOCK_M: tl.constexpr,
+    BLOCK_S: tl.constexpr,  # power of two >= n_slots (at most SMALL_SLOTS)
+    BLOCK_E: tl.constexpr,
+    BLOCK_B: tl.constexpr,  # power of two >= max_blocks
+):
+    """The four grouping kernels in one program, for decode: counts, scan, each slot's rank in
+    its expert's segment (the earlier slots of the same expert) and each block's expert."""
+    s = tl.arange(0, BLOCK_S)
+    ok = s < n_slots
+    e = tl.load(ids_ptr + (s // topk) * stride_idm + (s % topk) * stride_idk, mask=ok,
+                other=BLOCK_E)  # fmt: skip
+    es = tl.arange(0, BLOCK_E)
+    counts = tl.sum(((e[None, :] == es[:, None]) & ok[None, :]).to(tl.int32), axis=1)
+    padded = (counts + BLOCK_M - 1) // BLOCK_M * BLOCK_M
+    ends = tl.cumsum(padded, 0)
+    starts = ends - padded
+    earlier = (e[:, None] == e[None, :]) & (s[None, :] < s[:, None]) & ok[None, :]
+    rank = tl.sum(earlier.to(tl.int32), axis=1)
+    start = tl.sum(tl.where(es[None, :] == e[:, None], starts[None, :], 0), axis=1)
+    rows = tl.arange(0, BLOCK_B * BLOCK_M)
+    tl.store(sorted_ptr + rows, tl.full((BLOCK_B * BLOCK_M,), 0, tl.int32) + n_slots,
+             mask=rows < max_blocks * BLOCK_M)  # fmt: skip
+    # The padding above is written by other threads than the slots below may land on.
+    tl.debug_barrier()
+    tl.store(sorted_ptr + start + rank, s, mask=ok)
+    b = tl.arange(0, BLOCK_B)
+    ends_e = tl.where(es < n_experts, ends, 2147483647)
+    expert = tl.sum((ends_e[None, :] <= (b * BLOCK_M)[:, None]).to(tl.int32), axis=1)
+    total = tl.max(tl.where(es < n_experts, ends, 0), axis=0)
+    tl.store(block_expert_ptr + b, tl.where(b * BLOCK_M < total, expert, -1), mask=b < max_blocks)
 
 
 @triton.jit
@@ -274,27 +323,35 @@ def fused_moe(
     bm, bn, bk, warps = cfg["BLOCK_M"], cfg["BLOCK_N"], cfg["BLOCK_K"], cfg["num_warps"]
     n_slots = m * topk
     block_e = triton.next_power_of_2(n_experts)
-    # Every expert's segment is padded to a multiple of BLOCK_M: at most this many blocks.
-    max_blocks = triton.cdiv(n_slots, bm) + n_experts
+    # Every expert's segment is padded to a multiple of BLOCK_M, and a block holds one slot at
+    # least: at most this many blocks.
+    max_blocks = min(triton.cdiv(n_slots, bm) + n_experts, n_slots)
     dev = x.device
-    counts = torch.zeros((n_experts,), dtype=torch.int32, device=dev)
-    cursor = torch.zeros((n_experts,), dtype=torch.int32, device=dev)
-    ends = torch.empty((n_experts,), dtype=torch.int32, device=dev)
     block_expert = torch.empty((max_blocks,), dtype=torch.int32, device=dev)
     sorted_slots = torch.empty((max_blocks * bm,), dtype=torch.int32, device=dev)
     act = torch.empty((n_slots, inter), dtype=torch.float32, device=dev)
     part = torch.empty((n_slots, h), dtype=torch.float32, device=dev)
     ids_s = (topk_ids.stride(0), topk_ids.stride(1))
-    slot_grid = (triton.cdiv(n_slots, BLOCK_SLOTS),)
-    _count_kernel[slot_grid](counts, topk_ids, n_slots, topk, *ids_s, BLOCK=BLOCK_SLOTS)
-    _plan_kernel[(1,)](ends, counts, n_experts, BLOCK_M=bm, BLOCK_E=block_e)
-    _blocks_kernel[(max_blocks,)](
-        block_expert, sorted_slots, ends, n_experts, n_slots, BLOCK_M=bm, BLOCK_E=block_e
-    )
-    _scatter_kernel[slot_grid](
-        sorted_slots, cursor, ends, counts, topk_ids, n_slots, topk, *ids_s,
-        BLOCK_M=bm, BLOCK=BLOCK_SLOTS,
-    )  # fmt: skip
+    if n_slots <= SMALL_SLOTS:
+        _align_small_kernel[(1,)](
+            block_expert, sorted_slots, topk_ids, n_slots, topk, *ids_s, n_experts, max_blocks,
+            BLOCK_M=bm, BLOCK_S=triton.next_power_of_2(n_slots), BLOCK_E=block_e,
+            BLOCK_B=triton.next_power_of_2(max_blocks), num_warps=4 if n_slots <= 32 else 8,
+        )  # fmt: skip
+    else:
+        counts = torch.zeros((n_experts,), dtype=torch.int32, device=dev)
+        cursor = torch.zeros((n_experts,), dtype=torch.int32, device=dev)
+        ends = torch.empty((n_experts,), dtype=torch.int32, device=dev)
+        slot_grid = (triton.cdiv(n_slots, BLOCK_SLOTS),)
+        _count_kernel[slot_grid](counts, topk_ids, n_slots, topk, *ids_s, BLOCK=BLOCK_SLOTS)
+        _plan_kernel[(1,)](ends, counts, n_experts, BLOCK_M=bm, BLOCK_E=block_e)
+        _blocks_kernel[(max_blocks,)](
+            block_expert, sorted_slots, ends, n_experts, n_slots, BLOCK_M=bm, BLOCK_E=block_e
+        )
+        _scatter_kernel[slot_grid](
+            sorted_slots, cursor, ends, counts, topk_ids, n_slots, topk, *ids_s,
+            BLOCK_M=bm, BLOCK=BLOCK_SLOTS,
+        )  # fmt: skip
     _up_kernel[(max_blocks, triton.cdiv(inter, bn))](
         act, x, w1, sorted_slots, block_expert, n_slots, topk, h, inter,
         x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2),
