@@ -3,8 +3,9 @@
     python scripts/fp8_gemm_peers.py OUT.jsonl [--kernel FILE ...]
 
 Per benchmark shape of references/fp8_gemm.py (inputs from its own make_inputs), device time
-(kernelgen.bench.timing.interleaved: L2 flushed before each call, rotated rounds, the spread
-recorded) of
+by the bench's own protocol (kernelgen.bench.timing: CUDA-graph replays of many calls where the
+fastest runs under ~50 us, else do_bench with L2 flushed; inputs rotated over several sets so
+that L2 does not hold them; interleaved rounds, the spread recorded) of
 - each --kernel FILE's `fp8_gemm` (a candidate's source), labelled by its path, and with
   `--kernel kernelgen_ops` the library's public kernelgen_ops.fp8_gemm;
 - `bf16_cublas`: a bf16 matmul of the same shape on operands dequantized ahead (not timed), the
@@ -48,8 +49,11 @@ def _load(path: str) -> Any:
     return module.fp8_gemm
 
 
-def _inputs(dims: dict[str, int]) -> list[torch.Tensor]:
-    gen = torch.Generator().manual_seed(0)
+SETS = 3  # input sets drawn per shape; the graph pool copies them further (timing.graph_pool)
+
+
+def _inputs(dims: dict[str, int], seed: int) -> list[torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
     return [t.cuda() for t in ref.make_inputs(SimpleNamespace(dims=dims), "float32", "normal", gen)]
 
 
@@ -64,14 +68,25 @@ def _scaled_mm(a, a_s, b, b_s):
     return torch._scaled_mm(a, b.t(), scale_a=a_s, scale_b=b_s, out_dtype=torch.bfloat16)
 
 
-def impls(group: str, kernels: list[str], args: list[torch.Tensor]) -> dict[str, Any]:
+def impls(group: str, kernels: list[str], pool: list[list[torch.Tensor]]) -> dict[str, Any]:
     if group == "flaggems":
         return {"flaggems": _flaggems()}
-    a, a_s, b, b_s = args
-    a16 = ref.dequant_a(a, a_s, torch.float32).to(torch.bfloat16)
-    b16 = ref.dequant_b(b, b_s, torch.float32).to(torch.bfloat16)
+    # bf16 operands dequantized ahead for every input set of the pool (not timed), so that the
+    # matmul rotates over as many distinct inputs as the fp8 kernels do.
+    halves = {
+        id(a): (
+            ref.dequant_a(a, a_s, torch.float32).to(torch.bfloat16),
+            ref.dequant_b(b, b_s, torch.float32).to(torch.bfloat16),
+        )
+        for a, a_s, b, b_s in pool
+    }
+
+    def bf16_cublas(a: torch.Tensor, *_: Any) -> torch.Tensor:
+        a16, b16 = halves[id(a)]
+        return a16 @ b16.T
+
     found: dict[str, Any] = {path: _load(path) for path in kernels}
-    found["bf16_cublas"] = lambda *_: a16 @ b16.T
+    found["bf16_cublas"] = bf16_cublas
     found["eager"] = ref.eager
     found["scaled_mm"] = _scaled_mm
     return found
@@ -79,26 +94,33 @@ def impls(group: str, kernels: list[str], args: list[torch.Tensor]) -> dict[str,
 
 def run_group(group: str, kernels: list[str], out: Path) -> None:
     for shape in ref.SPEC["bench"]:
-        args = _inputs(shape["dims"])
+        sets = [_inputs(shape["dims"], seed) for seed in range(SETS)]
+        pool = timing.graph_pool(sets)  # the sets themselves first, then copies
+        args = sets[0]
         truth = ref.fp8_gemm(*[t.double() if t.is_floating_point() else t for t in args])
-        calls, rows = {}, []
-        for label, fn in impls(group, kernels, args).items():
+        calls, replays, rows = {}, {}, []
+        for label, fn in impls(group, kernels, pool).items():
             row = {"shape": shape["name"], "impl": label, "group": group}
             try:
                 problem = ref.compare(fn(*args), truth, None, args)
             except Exception as e:  # a peer that raises is a figure
                 problem = timing.describe_error(e)
             if problem is None:
-                calls[label] = lambda fn=fn, args=args: fn(*args)
+                calls[label] = timing.rotating(fn, sets)
+                replays[label] = timing.rotating(fn, pool)
             else:
                 row["error"] = problem[:300]
             rows.append(row)
-        times, errors = timing.interleaved(calls, host=False)
+        method, n_calls = timing.choose_method(replays)
+        times, errors = timing.interleaved(
+            calls, host=False, method=method, n_calls=n_calls, replay_calls=replays
+        )
         with out.open("a") as f:
             for row in rows:
                 t = times.get(row["impl"])
                 if t is not None:
-                    row.update(median_us=round(t.median_us, 2), spread=round(t.spread, 4))
+                    row.update(median_us=round(t.median_us, 2), spread=round(t.spread, 4),
+                               method=t.method)  # fmt: skip
                 elif row["impl"] in errors:
                     row["error"] = errors[row["impl"]]
                 f.write(json.dumps(row) + "\n")
