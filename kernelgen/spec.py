@@ -256,10 +256,14 @@ class Case(_Strict):
         return self.size.dims
 
 
+# The tensor-core precision a cost's flops run at (the roofline's compute ceiling follows it).
+Precision = Literal["bf16", "fp8"]
+
+
 class Cost(_Strict):
     bytes: int = Field(ge=0)
     flops: int = Field(ge=0)
-    flops_at: Literal["bf16", "fp8"] = Field(
+    flops_at: Precision = Field(
         "bf16", description="the tensor-core precision the flops run at (fp8: twice bf16's rate)"
     )
 

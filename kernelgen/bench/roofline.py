@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from typing import Literal
 
 from kernelgen.records import Ceilings, PeerTime, ShapeTiming
+from kernelgen.spec import Precision
 
 Bound = Literal["memory", "compute", "launch"]
-Precision = Literal["bf16", "fp8"]
 
 # A floor below this many launch latencies is dominated by the launch itself.
 LAUNCH_BOUND_FACTOR = 2.0
