@@ -4,10 +4,11 @@
 
 PLAN.json is a list of {"op": ..., "file": ..., "note": ..., "run": ...} (the note is the
 candidate's transcript: what was tried and why; "run", optional, continues that agent run of the
-operator instead of starting one). Per operator, in plan order: `agent.start_run` (the seed
-judged and timed), then each of its files through `agent.submit_candidate`, the same path as
-`kernelgen agent submit` and the MCP tool, then `agent.promote` when a candidate beat the seed,
-and the run's report. One JSON line per step goes to stdout and DIR/agent.jsonl, and after every
+operator instead of starting one). An item {"op": ..., "run": ..., "promote": true} without a file
+promotes that run's best as it stands (a promotion an earlier call could not finish). Per
+operator, in plan order: `agent.start_run` (the seed judged and timed), then each of its files
+through `agent.submit_candidate`, the same path as `kernelgen agent submit` and the MCP tool, then
+`agent.promote` when a candidate beat the seed (or when asked), and the run's report. One JSON line per step goes to stdout and DIR/agent.jsonl, and after every
 step DIR/results.tgz is packed again with the operators' runs, the peers' cache and generated/,
 so a call cut short by its time limit still brings back every finished step. A step is skipped
 when the time left is less than the longest step of its kind so far.
@@ -34,12 +35,15 @@ class Plan:
         except (OSError, ValueError) as e:
             sys.exit(f"{path}: not a readable JSON plan ({e})")
         if not isinstance(items, list) or not all(
-            isinstance(i, dict) and {"op", "file"} <= i.keys() for i in items
+            isinstance(i, dict) and ({"op", "file"} <= i.keys() or _promote_only(i)) for i in items
         ):
-            sys.exit(f"{path}: expected a list of {{'op', 'file', 'note'}} objects")
-        self.by_op: dict[str, list[dict[str, str]]] = {}
+            sys.exit(
+                f"{path}: expected a list of {{'op', 'file', 'note'}} objects, or of "
+                "{'op', 'run', 'promote': true}"
+            )
+        self.by_op: dict[str, list[dict[str, Any]]] = {}
         for item in items:
-            if not Path(item["file"]).is_file():
+            if "file" in item and not Path(item["file"]).is_file():
                 sys.exit(f"{path}: {item['file']}: no such candidate file")
             self.by_op.setdefault(item["op"], []).append(item)
 
@@ -88,6 +92,10 @@ class Driver:
         )
 
 
+def _promote_only(item: dict[str, Any]) -> bool:
+    return "file" not in item and item.get("promote") is True and "run" in item
+
+
 def _dump(result: Any) -> Any:
     return result.model_dump(mode="json") if hasattr(result, "model_dump") else result
 
@@ -124,6 +132,8 @@ def drive(plan: Plan, d: Driver, args: argparse.Namespace) -> None:
             continue
         d.runs.append(f"{op}/{run.id}")
         for item in items:
+            if _promote_only(item):
+                continue
             if not d.fits("submit", 90.0):
                 print(json.dumps({"step": "skip", "file": item["file"]}), flush=True)
                 continue
@@ -132,8 +142,10 @@ def drive(plan: Plan, d: Driver, args: argparse.Namespace) -> None:
             d.step("submit", op=op, file=item["file"], fn=submit)
         best = agent.run_status(run.id).best
         before = run.best if resume is not None else None
+        asked = any(_promote_only(i) for i in items)
         if (
-            best not in (None, before)
+            best is not None
+            and (best != before or asked)
             and args.device == "cuda"
             and not args.no_promote
             and d.fits("promote", 60.0)

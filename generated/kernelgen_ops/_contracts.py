@@ -473,3 +473,179 @@ def torch_fp8_gemm(
     a16 = (a.float() * a_scale.repeat_interleave(128, dim=1)).to(torch.bfloat16)
     full = b_scale.repeat_interleave(128, dim=0)[: b.shape[0]].repeat_interleave(128, dim=1)
     return a16 @ (b.float() * full).to(torch.bfloat16).T
+
+
+_HALVES = frozenset({torch.float16, torch.bfloat16})
+
+
+def check_fused_moe(
+    x: torch.Tensor,
+    w1: torch.Tensor,
+    w2: torch.Tensor,
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+) -> None:
+    # topk_ids' values (distinct per row, in [0, E)) are not checked: that is a device-side
+    # reduction and a sync per call. Ids out of range read outside w1 and w2, as in SGLang.
+    op = "fused_moe"
+    for name, t in (("x", x), ("w1", w1), ("w2", w2)):
+        _check_tensor(op, name, t)
+    if x.dtype not in _HALVES or w1.dtype != x.dtype or w2.dtype != x.dtype:
+        raise TypeError(
+            f"kernelgen_ops.{op}: x is {x.dtype}, w1 {w1.dtype}, w2 {w2.dtype}; the kernel is "
+            "verified with all three bfloat16 or all three float16"
+        )
+    if x.dim() != 2 or w1.dim() != 3 or w2.dim() != 3:
+        raise ValueError(
+            f"kernelgen_ops.{op}: x {tuple(x.shape)}, w1 {tuple(w1.shape)}, w2 "
+            f"{tuple(w2.shape)}; expected x (M, H), w1 (E, 2I, H) and w2 (E, H, I)"
+        )
+    m, hidden = x.shape
+    experts, inter = w2.shape[0], w2.shape[2]
+    if tuple(w1.shape) != (experts, 2 * inter, hidden) or w2.shape[1] != hidden:
+        raise ValueError(
+            f"kernelgen_ops.{op}: x {tuple(x.shape)}, w1 {tuple(w1.shape)}, w2 "
+            f"{tuple(w2.shape)}; expected w1 (E, 2I, H) and w2 (E, H, I) with x's H"
+        )
+    if not w1.is_contiguous() or not w2.is_contiguous():
+        raise ValueError(f"kernelgen_ops.{op}: w1 and w2 must be contiguous (expert weights)")
+    if not isinstance(topk_ids, torch.Tensor) or topk_ids.dtype != torch.int32:
+        got = getattr(topk_ids, "dtype", type(topk_ids).__name__)
+        raise TypeError(f"kernelgen_ops.{op}: topk_ids is {got}; expected torch.int32")
+    if not isinstance(topk_weights, torch.Tensor) or topk_weights.dtype != torch.float32:
+        got = getattr(topk_weights, "dtype", type(topk_weights).__name__)
+        raise TypeError(f"kernelgen_ops.{op}: topk_weights is {got}; expected torch.float32")
+    if topk_ids.dim() != 2 or topk_ids.shape[0] != m or topk_weights.shape != topk_ids.shape:
+        raise ValueError(
+            f"kernelgen_ops.{op}: topk_ids {tuple(topk_ids.shape)}, topk_weights "
+            f"{tuple(topk_weights.shape)}; expected both (M, k) with x's M = {m}"
+        )
+    if not 0 < topk_ids.shape[1] <= experts:
+        raise ValueError(
+            f"kernelgen_ops.{op}: k = {topk_ids.shape[1]} experts per token of E = {experts}; "
+            "expected 1 <= k <= E"
+        )
+    for name, t in (("topk_ids", topk_ids), ("topk_weights", topk_weights)):
+        if t.device != x.device:
+            raise ValueError(f"kernelgen_ops.{op}: {name} is on {t.device}, x on {x.device}")
+        if not t.is_contiguous():
+            raise ValueError(f"kernelgen_ops.{op}: {name} must be contiguous")
+
+
+def fake_fused_moe(
+    x: torch.Tensor,
+    w1: torch.Tensor,
+    w2: torch.Tensor,
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+) -> torch.Tensor:
+    check_fused_moe(x, w1, w2, topk_weights, topk_ids)
+    return x.new_empty(x.shape)
+
+
+def dims_fused_moe(
+    x: torch.Tensor,
+    w1: torch.Tensor,
+    w2: torch.Tensor,
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+) -> tuple[int, ...]:
+    return (x.shape[0], w1.shape[0], x.shape[1], w2.shape[2])
+
+
+def torch_fused_moe(
+    x: torch.Tensor,
+    w1: torch.Tensor,
+    w2: torch.Tensor,
+    topk_weights: torch.Tensor,
+    topk_ids: torch.Tensor,
+) -> torch.Tensor:
+    # The per-expert loop of a torch MoE (HF Mixtral's), over the experts that have tokens, in
+    # fp32 on upcast operands (the precision the kernel is verified to), one weighted index_add
+    # per expert. It reads the touched experts on the host: a sync, as that loop has.
+    inter = w2.shape[2]
+    y = torch.zeros(x.shape, dtype=torch.float32, device=x.device)
+    for e in topk_ids.unique().tolist():
+        token, slot = (topk_ids == e).nonzero(as_tuple=True)
+        h = x[token].float() @ w1[e].float().T
+        act = F.silu(h[:, :inter]) * h[:, inter:]
+        y.index_add_(0, token, (act @ w2[e].float().T) * topk_weights[token, slot][:, None])
+    return y.to(x.dtype)
+
+
+def check_sparse_attn(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
+) -> None:
+    # indices' values (in [0, S) or -1, distinct per row, -1 slots last) are not checked: that is
+    # a device-side reduction and a sync per call; the selector that makes them guarantees it.
+    op = "sparse_attn"
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _check_tensor(op, name, t)
+    _check_index(op, "indices", indices, 2, q)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TypeError(
+            f"kernelgen_ops.{op}: q is {q.dtype}, k {k.dtype}, v {v.dtype}; the kernel is "
+            "verified with all three in one dtype"
+        )
+    if q.dim() != 3 or k.dim() != 3 or k.shape != v.shape:
+        raise ValueError(
+            f"kernelgen_ops.{op}: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}; "
+            "expected q (T, Hq, D) and k, v (S, Hkv, D)"
+        )
+    tokens, heads, head_dim = q.shape
+    kv_heads = k.shape[1]
+    if k.shape[2] != head_dim or kv_heads == 0 or heads % kv_heads:
+        raise ValueError(
+            f"kernelgen_ops.{op}: q {tuple(q.shape)} and k {tuple(k.shape)}; expected the same "
+            "D and Hq a multiple of Hkv"
+        )
+    if indices.shape[0] != tokens or indices.shape[1] == 0:
+        raise ValueError(
+            f"kernelgen_ops.{op}: indices {tuple(indices.shape)}; expected (T, topk) with "
+            f"q's T = {tokens} and topk >= 1"
+        )
+    if k.device != q.device or v.device != q.device:
+        raise ValueError(f"kernelgen_ops.{op}: q, k and v must be on one device")
+    for name, t in (("k", k), ("v", v), ("indices", indices)):
+        if not t.is_contiguous():
+            raise ValueError(f"kernelgen_ops.{op}: {name} must be contiguous")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"kernelgen_ops.{op}: scale is {type(scale).__name__}; expected a float")
+
+
+def fake_sparse_attn(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
+) -> torch.Tensor:
+    check_sparse_attn(q, k, v, indices, scale)
+    return torch.empty_like(q, memory_format=torch.contiguous_format)
+
+
+def dims_sparse_attn(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
+) -> tuple[int, ...]:
+    return (q.shape[0], indices.shape[1])
+
+
+def torch_sparse_attn(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
+) -> torch.Tensor:
+    # Gather + SDPA in fp32, as a model without a sparse kernel writes it: each token's rows in
+    # one indexing op, the -1 slots zeroed (unselected rows may hold anything) and masked, the
+    # query heads of a KV head in SDPA's query length. A row without a valid slot gives zeros.
+    tokens, heads, head_dim = q.shape
+    kv_heads = k.shape[1]
+    valid = indices >= 0
+    rows = indices.clamp_min(0).long()
+
+    def gathered(t: torch.Tensor) -> torch.Tensor:  # (T, Hkv, topk, D)
+        return torch.where(valid[:, :, None, None], t[rows], 0).float().transpose(1, 2)
+
+    out = F.scaled_dot_product_attention(
+        q.float().reshape(tokens, kv_heads, heads // kv_heads, head_dim),
+        gathered(k),
+        gathered(v),
+        attn_mask=valid[:, None, None, :],
+        scale=scale,
+    )
+    out = torch.where(valid.any(dim=-1)[:, None, None, None], out, 0.0)
+    return out.reshape(tokens, heads, head_dim).to(q.dtype)

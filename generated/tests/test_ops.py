@@ -411,3 +411,111 @@ def test_topk_refuses_what_was_not_verified(device: str) -> None:
             kernelgen_ops.topk(x, 11)
         with pytest.raises(ValueError, match=r"\(B, N\)"):
             kernelgen_ops.topk(x[0], 3)
+
+
+def _moe_inputs(dtype: torch.dtype, device: str, m: int, e: int, k: int, h: int, i: int) -> list:
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn((m, h), generator=g)
+    w1 = torch.randn((e, 2 * i, h), generator=g) * h**-0.5
+    w2 = torch.randn((e, h, i), generator=g) * i**-0.5
+    ids = torch.stack([torch.randperm(e, generator=g)[:k] for _ in range(m)]).to(torch.int32)
+    weights = torch.softmax(torch.randn((m, k), generator=g), dim=-1)
+    moved = [t.to(dtype=dtype, device=device) for t in (x, w1, w2)]
+    return [*moved, weights.to(device), ids.to(device)]
+
+
+def _ref_fused_moe(x, w1, w2, topk_weights, topk_ids) -> torch.Tensor:
+    inter = w2.shape[2]
+    y = torch.zeros(x.shape, dtype=torch.float64)
+    for m in range(x.shape[0]):
+        for w, e in zip(topk_weights[m].tolist(), topk_ids[m].tolist(), strict=True):
+            h = w1[e].cpu().double() @ x[m].cpu().double()
+            y[m] += w * (w2[e].cpu().double() @ (F.silu(h[:inter]) * h[inter:]))
+    return y
+
+
+def test_torch_fused_moe_matches_the_reference() -> None:
+    """The torch path (the per-expert loop, taken where the kernel lost), experts left idle."""
+    from kernelgen_ops import _contracts
+
+    args = _moe_inputs(torch.float32, "cpu", m=5, e=6, k=2, h=24, i=10)
+    out = _contracts.torch_fused_moe(*args)
+    torch.testing.assert_close(out.double(), _ref_fused_moe(*args), rtol=1e-5, atol=1e-5)
+
+
+def test_fused_moe_contract_refuses_what_was_not_verified() -> None:
+    from kernelgen_ops import _contracts
+
+    device = "cpu" if _runtime.INTERPRET else "cuda"
+    x, w1, w2, tw, ti = _moe_inputs(torch.float16, device, m=3, e=4, k=2, h=16, i=8)
+    _contracts.check_fused_moe(x, w1, w2, tw, ti)
+    assert _contracts.dims_fused_moe(x, w1, w2, tw, ti) == (3, 4, 16, 8)
+    with pytest.raises(TypeError, match="all three bfloat16 or all three float16"):
+        _contracts.check_fused_moe(x.float(), w1.float(), w2.float(), tw, ti)
+    with pytest.raises(TypeError, match="torch.int32"):
+        _contracts.check_fused_moe(x, w1, w2, tw, ti.long())
+    with pytest.raises(TypeError, match="torch.float32"):
+        _contracts.check_fused_moe(x, w1, w2, tw.half(), ti)
+    with pytest.raises(ValueError, match=r"w1 \(E, 2I, H\)"):
+        _contracts.check_fused_moe(x, w1[:, :15], w2, tw, ti)
+    with pytest.raises(ValueError, match="contiguous"):
+        _contracts.check_fused_moe(x, w1.transpose(1, 2).contiguous().transpose(1, 2), w2, tw, ti)
+    with pytest.raises(ValueError, match=r"\(M, k\)"):
+        _contracts.check_fused_moe(x, w1, w2, tw[:2], ti[:2])
+
+
+def _sparse_inputs(dtype: torch.dtype, device: str) -> list:
+    g = torch.Generator().manual_seed(4)
+    t, s, topk, hq, hkv, d = 4, 50, 12, 4, 2, 16
+    q, k, v = (torch.randn(shape, generator=g) for shape in ((t, hq, d), (s, hkv, d), (s, hkv, d)))
+    indices = torch.full((t, topk), -1, dtype=torch.int32)
+    for row, valid in enumerate((12, 5, 0, 1)):  # a full, a partial, an empty and a 1-slot row
+        indices[row, :valid] = torch.randperm(s, generator=g)[:valid].to(torch.int32)
+    moved = [x.to(dtype=dtype, device=device) for x in (q, k, v)]
+    return [*moved, indices.to(device), 0.3]
+
+
+def _ref_sparse_attn(q, k, v, indices, scale) -> torch.Tensor:
+    out = torch.zeros(q.shape, dtype=torch.float64)
+    group = q.shape[1] // k.shape[1]
+    for t in range(q.shape[0]):
+        rows = indices[t][indices[t] >= 0].long().cpu()
+        if len(rows) == 0:
+            continue
+        kk, vv = (x.cpu()[rows].double().repeat_interleave(group, dim=1) for x in (k, v))
+        s = torch.einsum("hd,jhd->hj", q[t].cpu().double(), kk) * scale
+        out[t] = torch.einsum("hj,jhd->hd", torch.softmax(s, dim=-1), vv)
+    return out
+
+
+def test_torch_sparse_attn_matches_the_reference() -> None:
+    """The torch path (gather + SDPA), an empty row giving zeros, unused rows never read."""
+    from kernelgen_ops import _contracts
+
+    q, k, v, indices, scale = _sparse_inputs(torch.float32, "cpu")
+    used = indices[indices >= 0].long().unique()
+    unused = torch.ones(k.shape[0], dtype=torch.bool)
+    unused[used] = False
+    k[unused], v[unused] = float("nan"), float("nan")  # a kernel must not read them
+    out = _contracts.torch_sparse_attn(q, k, v, indices, scale)
+    ref = _ref_sparse_attn(q, k, v, indices, scale)
+    torch.testing.assert_close(out.double(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_sparse_attn_contract_refuses_what_was_not_verified() -> None:
+    from kernelgen_ops import _contracts
+
+    device = "cpu" if _runtime.INTERPRET else "cuda"
+    q, k, v, indices, scale = _sparse_inputs(torch.float16, device)
+    _contracts.check_sparse_attn(q, k, v, indices, scale)
+    assert _contracts.dims_sparse_attn(q, k, v, indices, scale) == (4, 12)
+    with pytest.raises(TypeError, match="one dtype"):
+        _contracts.check_sparse_attn(q, k.float(), v, indices, scale)
+    with pytest.raises(TypeError, match="int32"):
+        _contracts.check_sparse_attn(q, k, v, indices.long(), scale)
+    with pytest.raises(ValueError, match="multiple of Hkv"):
+        _contracts.check_sparse_attn(q[:, :3], k, v, indices, scale)
+    with pytest.raises(ValueError, match=r"\(T, topk\)"):
+        _contracts.check_sparse_attn(q, k, v, indices[:3], scale)
+    with pytest.raises(ValueError, match="contiguous"):
+        _contracts.check_sparse_attn(q, k[::2], v[::2], indices, scale)
