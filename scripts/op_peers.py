@@ -1,6 +1,7 @@
 """An operator against the peers its issue names, on the GPU it runs on, side by side in one run.
 
     python scripts/op_peers.py OP OUT.jsonl [--kernel FILE|kernelgen_ops ...] [--shapes NAME ...]
+        [--skip LABEL ...]
 
 For fp8_gemm and fused_moe ([G1], [G2]), whose peers the pipeline's bench does not time (FlagGems,
 a bf16 cuBLAS matmul of the same shape): per benchmark shape of references/OP.py, inputs from the
@@ -13,6 +14,7 @@ rounds, the spread recorded) of
 - `eager`: the reference's peer (references/OP.py `eager`);
 - the op's own peers (PEERS below), and FlagGems' kernel in a process of its own, since importing
   FlagGems slows every Triton launch in its process.
+Each implementation is timed by the method the bench would give it alone (_timed).
 Every implementation is timed if it runs; after its timed calls its answer is checked against
 eager's by the bench's own re-check (kernelgen.bench.worker.recheck: the op's rule, or twice the
 verifier's tolerance), and a disagreement is recorded beside its time as `wrong` (FlagGems'
@@ -108,7 +110,10 @@ def impls(op: str, spec: OpSpec, group: str, kernels: list[str], pool: list[list
     found: dict[str, Impl] = {path: _load(op, path) for path in kernels}
     found["eager"] = spec.eager
     found.update(local(spec, pool))
-    return found
+    return {label: fn for label, fn in found.items() if label not in SKIP}
+
+
+SKIP: set[str] = set()  # --skip: labels not timed (eager fused_moe takes ~60 ms a call)
 
 
 # ------------------------------------------------------------------ one group, one process
@@ -131,11 +136,7 @@ def run_shape(op: str, spec: OpSpec, shape: BenchShape, group: str, kernels: lis
         calls[label] = timing.rotating(fn, sets)
         replays[label] = timing.rotating(fn, pool)
     if ran:
-        method, n_calls = timing.choose_method(replays)
-        with torch.no_grad():
-            times, errors = timing.interleaved(
-                calls, host=False, method=method, n_calls=n_calls, replay_calls=replays
-            )
+        times, errors = _timed(calls, replays)
         wrong = recheck(spec, shape, ran, sets)
         for label in ran:
             t = times.get(label)
@@ -148,6 +149,33 @@ def run_shape(op: str, spec: OpSpec, shape: BenchShape, group: str, kernels: lis
             if label in wrong:
                 rows[label]["wrong"] = wrong[label][:300]
     return list(rows.values())
+
+
+def _timed(calls: dict[str, Any], replays: dict[str, Any]) -> tuple[dict, dict]:
+    """Each implementation by the method the bench would give it alone: CUDA-graph replays if it
+    can be captured and runs under ~50 us, else do_bench. Not one method for the shape, as the
+    bench's own interleaving has: eager fused_moe reads the touched experts back to the host and
+    cannot be captured, which would put every kernel of the shape on do_bench, where a kernel of
+    several launches measures its host time, while FlagGems, in its own process, gets graphs."""
+    methods = {label: timing.choose_method({label: replays[label]}) for label in calls}
+    graphed = [label for label, (method, _) in methods.items() if method == "graph"]
+    times, errors = {}, {}
+    with torch.no_grad():
+        for method, labels in (("graph", graphed), ("do_bench", calls.keys() - set(graphed))):
+            if not labels:
+                continue
+            # One count of calls per replay for the group, the fastest one's (as the bench does).
+            n_calls = max(methods[label][1] for label in labels) if method == "graph" else 0
+            t, e = timing.interleaved(
+                {label: calls[label] for label in labels},
+                host=False,
+                method=method,
+                n_calls=n_calls or timing.GRAPH_CALLS[0],
+                replay_calls={label: replays[label] for label in labels},
+            )
+            times.update(t)
+            errors.update(e)
+    return times, errors
 
 
 def run_group(op: str, group: str, kernels: list[str], shapes: list[str], out: Path) -> None:
@@ -168,15 +196,18 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--kernel", action="append", default=[])
     parser.add_argument("--shapes", nargs="*", default=[])
+    parser.add_argument("--skip", nargs="*", default=[], help="labels not to time")
     parser.add_argument("--group", default=None, help=argparse.SUPPRESS)
     opts = parser.parse_args()
+    SKIP.update(opts.skip)
     if opts.group:  # a worker: one group in this process
         run_group(opts.op, opts.group, opts.kernel, opts.shapes, opts.out)
         return 0
     for group in ("local", "flaggems"):
         command = [sys.executable, __file__, opts.op, str(opts.out), "--group", group]
         command += [x for k in opts.kernel for x in ("--kernel", k)]
-        subprocess.run(command + ["--shapes", *opts.shapes], check=False)
+        if group not in opts.skip:
+            subprocess.run(command + ["--shapes", *opts.shapes, "--skip", *opts.skip], check=False)
     return 0
 
 

@@ -3,42 +3,35 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/topk.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/topk/20261202-134854-agent-990b/candidates/r03-c01/source.py
-# record    evaluations/topk/20261202-134854-agent-990b/candidates/r03-c01/record.json
-# proposer  agent (model kernelgen-session (written by hand, as an agent), round 3, parent seed)
+# source    evaluations/topk/20261202-134854-agent-990b/candidates/r06-c01/source.py
+# record    evaluations/topk/20261202-134854-agent-990b/candidates/r06-c01/record.json
+# proposer  agent (model kernelgen-session (written by hand, as an agent), round 6, parent r03-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# speedups  geomean 1.18x vs eager, 1.49x vs torch.compile, - vs seed
+# speedups  geomean 1.60x vs eager, 1.70x vs torch.compile, - vs seed
 # peers     eager = references/topk.py:eager, the op as torch users call it; torch.compile of the
 #           same
-#           1x131072_k2048 float32: 160.9 us, 0.69x eager, 1.13x compile, - seed
-#           64x32768_k2048 float32: 117.4 us, 0.82x eager, 1.02x compile, - seed
+#           1x131072_k2048 float32: 34.4 us, 1.73x eager, 1.71x compile, - seed
+#           64x32768_k2048 float32: 118.5 us, 0.81x eager, 1.01x compile, - seed
 #           128x8192_k512 float32: 22.9 us, 2.90x eager, 2.87x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
 #           128x8192_k512; torch's op at 1x131072_k2048, 64x32768_k2048
-# sha256    54ec4cc2e70016f96293eccbd7a3a04f95bea8d57ab703261f3c8f1940fc9a44
-# promoted  2026-12-02T14:00:16+00:00
+# sha256    0452470abf08998c6b881ec21c28775cf968645f24ef3760f66a60eb163c007e
+# promoted  2026-12-03T09:42:57+00:00
 #
 # ruff: noqa
 # fmt: off
-"""Top-k as a threshold search over a row held in registers; a long row by chunks first.
+"""Top-k: r03's row path (a binary search over the row's keys in registers) up to ROW_MAX
+columns, and for longer rows (the decode row, 131072) the two-level byte radix of
+topk_radix3.py.
 
-The seed reads its row from memory 34 times, one program per row. Here the row's keys (fp32 bit
-patterns whose signed order is the values', a negative's magnitude bits flipped) are loaded once
-into registers, and the binary search for the k-th largest key counts them there: one load, ~31
-register passes and reductions, then one pass writing the indices above the k-th key and as many
-equal to it as slots remain (prefix sums give each its slot).
-
-A row up to ROW_MAX columns is one program. A longer one (the decode row, 131072) goes in two
-launches over chunks of ROW_MAX:
-
-1. `_chunk_kernel`: each chunk finds its own k-th largest key t_c by the same search (the
-   lowest key if the chunk is shorter than k).
-2. `_gather_kernel`: the row's k-th largest key is at least max_c t_c (that chunk alone has k
-   keys at or above it), so only keys >= T = max_c t_c can be in the answer: each chunk
-   appends those to the row's candidate buffer (one atomic add reserves its slots), and the
-   row's last program to finish (an acq_rel ticket, after a barrier) selects among them:
-   in registers when they fit FIN (normal data: ~6% of the row), else by passes over the
-   buffer. Its loads bypass L1 (.cg): the buffer was written by other SMs.
+r03 (promoted, run 20261202-134854-agent-990b) holds a row in registers and finds the k-th key
+by a binary search of ~31 counts: 117.4 us at 64x32768 and 22.9 at 128x8192, but 160.9 at
+1x131072, where its chunked path runs one program per 32768 columns. topk_radix3.py's long path
+cuts the row into 4096-column chunks, one program each, and finds the k-th key's top 16 bits
+from two 256-bin byte histograms (atomics into the row's), then writes the keys above it and
+ranks the ~100 that share them in the row's last program. Its row path (the radix select in
+registers, as r05) measured slower than r03's search on the H200 (r05: 460.2 us at 64x32768
+against r03's 117.4), so rows up to ROW_MAX keep r03's.
 
 Indices come in no fixed order: the answer is a set.
 """
@@ -50,7 +43,8 @@ import triton.language as tl
 from . import _runtime
 
 ROW_MAX = 32768  # columns a program holds in registers: 64 a thread at 16 warps
-FIN = tl.constexpr(16384)  # candidates the last program selects among in registers
+FIN = tl.constexpr(4096)  # candidates the last program selects among in registers
+CHUNK = 4096  # columns a program of a long row takes
 LOWEST = tl.constexpr(-2147483648)  # below every finite key: what masked lanes hold
 
 
@@ -62,17 +56,40 @@ def _key(v):
 
 
 @triton.jit
-def _kth(key, k, lo):
-    """The k-th largest of `key` (masked lanes LOWEST), given that at least k are >= lo.
-    Invariant: >= k keys are >= lo, fewer than k are >= hi; halved until hi = lo + 1."""
-    lo = lo.to(tl.int64)
-    hi = tl.max(key, axis=0).to(tl.int64) + 1
-    while hi - lo > 1:
-        mid = lo + (hi - lo) // 2
-        enough = tl.sum((key >= mid).to(tl.int32), axis=0) >= k
-        lo = tl.where(enough, mid, lo)
-        hi = tl.where(enough, hi, mid)
-    return lo.to(tl.int32)
+def _digit_step(u, valid, prefix, fixed, rem, SHIFT: tl.constexpr, ONES: tl.constexpr):
+    """One radix step: the 5-bit digit at SHIFT of the keys sharing `prefix` on the bits
+    `fixed`; the digit d holding the rem-th largest of them goes into the prefix, and the keys
+    above it (taken whole) come off rem."""
+    bins = tl.arange(0, 32)
+    inside = valid & ((u & fixed) == prefix)
+    h = tl.histogram((u >> SHIFT) & 31, 32, mask=inside)
+    ge = tl.sum(h, axis=0) - (tl.cumsum(h, axis=0) - h)  # inside keys with digit >= bin
+    d = tl.max(tl.where(ge >= rem, bins, 0), axis=0)
+    rem -= tl.sum(tl.where(bins > d, h, 0), axis=0)
+    return prefix | (d << SHIFT), fixed | ONES, rem
+
+
+@triton.jit
+def _kth(key, valid, k):
+    """(The long path's last program, among the candidates.) The k-th largest of the valid
+    keys (at least k of them), by radix select: 5 bits a step
+    from the top of the unsigned form (sign bit flipped), a 32-bin histogram of the keys that
+    share the digits fixed so far each step. 7 steps where a binary search takes 31 reductions:
+    on the H200 each step's cross-warp merge, not the count, was the cost. (The steps are
+    written out: ONES is 31 << SHIFT as a signed int32; the last step's digit overlaps the one
+    before, whose bits are fixed already.)"""
+    u = key ^ LOWEST
+    p = tl.zeros((), dtype=tl.int32)
+    f = tl.zeros((), dtype=tl.int32)
+    r = k  # how many of the keys sharing the prefix are still to be taken
+    p, f, r = _digit_step(u, valid, p, f, r, 27, -134217728)
+    p, f, r = _digit_step(u, valid, p, f, r, 22, 130023424)
+    p, f, r = _digit_step(u, valid, p, f, r, 17, 4063232)
+    p, f, r = _digit_step(u, valid, p, f, r, 12, 126976)
+    p, f, r = _digit_step(u, valid, p, f, r, 7, 3968)
+    p, f, r = _digit_step(u, valid, p, f, r, 2, 124)
+    p, f, r = _digit_step(u, valid, p, f, r, 0, 31)
+    return p ^ LOWEST
 
 
 @triton.jit
@@ -94,47 +111,76 @@ def _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn):
 
 
 @triton.jit
+def _kth_search(key, k, lo):
+    """r03's: the k-th largest of `key` (masked lanes LOWEST), given that at least k are >= lo.
+    Invariant: >= k keys are >= lo, fewer than k are >= hi; halved until hi = lo + 1."""
+    lo = lo.to(tl.int64)
+    hi = tl.max(key, axis=0).to(tl.int64) + 1
+    while hi - lo > 1:
+        mid = lo + (hi - lo) // 2
+        enough = tl.sum((key >= mid).to(tl.int32), axis=0) >= k
+        lo = tl.where(enough, mid, lo)
+        hi = tl.where(enough, hi, mid)
+    return lo.to(tl.int32)
+
+
+@triton.jit
 def _row_kernel(idx_ptr, x_ptr, n, k, stride_xm, stride_xn, stride_im, BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     key = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn)
     # Every real key is above LOWEST: the n >= k of them are >= the smallest one.
     low = tl.min(tl.where(cols < n, key, 2147483647), axis=0)
-    t = _kth(key, k, low)
+    t = _kth_search(key, k, low)
     _write(idx_ptr + row * stride_im, key, cols, t, k)
 
 
 @triton.jit
-def _chunk_kernel(thr_ptr, x_ptr, n, k, stride_xm, stride_xn, CHUNK: tl.constexpr):
+def _pick(h, rem):
+    """From a 256-bin histogram of the keys sharing the prefix so far, the digit d holding the
+    rem-th largest of them, and how many are still to be taken from those with digit d."""
+    bins = tl.arange(0, 256)
+    ge = tl.sum(h, axis=0) - (tl.cumsum(h, axis=0) - h)
+    d = tl.max(tl.where(ge >= rem, bins, 0), axis=0)
+    return d, rem - tl.sum(tl.where(bins > d, h, 0), axis=0)
+
+
+@triton.jit
+def _prefix(hist_row, k):
+    """The top 16 bits of the k-th largest unsigned key, from the row's two byte histograms,
+    and how many keys with those 16 bits are in the answer."""
+    bins = tl.arange(0, 256)
+    d0, rem = _pick(tl.load(hist_row + bins, cache_modifier=".cg"), k)
+    d1, rem = _pick(tl.load(hist_row + 256 + bins, cache_modifier=".cg"), rem)
+    return (d0 << 8) | d1, rem
+
+
+@triton.jit
+def _byte_kernel(
+    hist_ptr, x_ptr, n, k, stride_xm, stride_xn, LEVEL: tl.constexpr, CHUNK: tl.constexpr
+):
+    """Level 0: each chunk's histogram of the keys' top byte, added into the row's. Level 1:
+    the second byte's, of the keys whose top byte is the k-th largest key's."""
     row = tl.program_id(1).to(tl.int64)
-    c = tl.program_id(0)
-    cols = c * CHUNK + tl.arange(0, CHUNK)
-    key = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn)
-    live = tl.minimum(n - c * CHUNK, CHUNK)
-    if live < k:  # the whole chunk may be in the answer
-        t = tl.full((), LOWEST, tl.int32)
+    cols = tl.program_id(0) * CHUNK + tl.arange(0, CHUNK)
+    ok = cols < n
+    u = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn) ^ LOWEST
+    hist_row = hist_ptr + row * 512
+    bins = tl.arange(0, 256)
+    if LEVEL == 0:
+        h = tl.histogram((u >> 24) & 255, 256, mask=ok)
     else:
-        low = tl.min(tl.where(cols < n, key, 2147483647), axis=0)
-        t = _kth(key, k, low)
-    tl.store(thr_ptr + row * tl.num_programs(0) + c, t)
+        d0, _ = _pick(tl.load(hist_row + bins, cache_modifier=".cg"), k)
+        h = tl.histogram((u >> 16) & 255, 256, mask=ok & (((u >> 24) & 255) == d0))
+    tl.atomic_add(hist_row + LEVEL * 256 + bins, h, mask=h > 0)
 
 
 @triton.jit
-def _count_ge(ckey, m, t):
-    total = tl.zeros((), dtype=tl.int32)
-    for start in range(0, m, FIN):
-        j = start + tl.arange(0, FIN)
-        c = tl.load(ckey + j, mask=j < m, other=LOWEST, cache_modifier=".cg")
-        total += tl.sum((c >= t).to(tl.int32), axis=0)
-    return total
-
-
-@triton.jit
-def _gather_kernel(
+def _split_kernel(
     idx_ptr,  # *int32 [B, k]
     x_ptr,  # *fp32 [B, N], any strides
-    thr_ptr,  # *int32 [B, chunks]: each chunk's k-th key
-    cnt_ptr,  # *int32 [B, 2], zeroed: candidates appended, programs done
+    hist_ptr,  # *int32 [B, 2, 256]: both byte histograms, complete
+    cnt_ptr,  # *int32 [B, 4], zeroed: slots taken above, candidates, programs done
     ckey_ptr,  # *int32 [B, N]: candidates' keys
     cidx_ptr,  # *int32 [B, N]: candidates' columns
     n,
@@ -143,40 +189,45 @@ def _gather_kernel(
     stride_xn,
     stride_im,
     CHUNK: tl.constexpr,
-    CHUNKS: tl.constexpr,  # a power of two >= the chunk count
 ):
+    """Keys above the k-th key's top 16 bits go to the answer, at slots one atomic add
+    reserves per program; keys sharing them are candidates. The row's last program (an
+    acq_rel ticket, after a barrier) takes the rem largest candidates."""
     row = tl.program_id(1).to(tl.int64)
-    c = tl.program_id(0)
-    n_chunks = tl.num_programs(0)
-    cs = tl.arange(0, CHUNKS)
-    thr = tl.load(thr_ptr + row * n_chunks + cs, mask=cs < n_chunks, other=LOWEST)
-    floor = tl.max(thr, axis=0)
-    cols = c * CHUNK + tl.arange(0, CHUNK)
+    hist_row = hist_ptr + row * 512
+    cnt = cnt_ptr + row * 4
+    top, rem = _prefix(hist_row, k)
+    cols = tl.program_id(0) * CHUNK + tl.arange(0, CHUNK)
+    ok = cols < n
     key = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn)
-    hit = ((key >= floor) & (cols < n)).to(tl.int32)
-    cnt = cnt_ptr + row * 2
-    base = tl.atomic_add(cnt, tl.sum(hit, axis=0))
-    at = row * n + base + tl.cumsum(hit, axis=0) - 1
-    tl.store(ckey_ptr + at, key, mask=hit != 0)
-    tl.store(cidx_ptr + at, cols, mask=hit != 0)
+    hi16 = ((key ^ LOWEST) >> 16) & 0xFFFF
+    gt = ((hi16 > top) & ok).to(tl.int32)
+    eq = ((hi16 == top) & ok).to(tl.int32)
+    base_gt = tl.atomic_add(cnt, tl.sum(gt, axis=0))
+    base_eq = tl.atomic_add(cnt + 1, tl.sum(eq, axis=0))
+    i_row = idx_ptr + row * stride_im
+    tl.store(i_row + base_gt + tl.cumsum(gt, axis=0) - 1, cols, mask=gt != 0)
+    at = row * n + base_eq + tl.cumsum(eq, axis=0) - 1
+    tl.store(ckey_ptr + at, key, mask=eq != 0)
+    tl.store(cidx_ptr + at, cols, mask=eq != 0)
     tl.debug_barrier()
-    ticket = tl.atomic_add(cnt + 1, 1)
-    if ticket == n_chunks - 1:
-        m = tl.atomic_add(cnt, 0)  # every chunk's candidates, all in the buffer now
+    ticket = tl.atomic_add(cnt + 2, 1)
+    if ticket == tl.num_programs(0) - 1:
+        m = tl.atomic_add(cnt + 1, 0)  # every chunk's candidates, all in the buffer now
+        above = k - rem
         ckey = ckey_ptr + row * n
         cidx = cidx_ptr + row * n
-        i_row = idx_ptr + row * stride_im
         if m <= FIN:
             j = tl.arange(0, FIN)
             ck = tl.load(ckey + j, mask=j < m, other=LOWEST, cache_modifier=".cg")
             ci = tl.load(cidx + j, mask=j < m, other=0, cache_modifier=".cg")
-            _write(i_row, ck, ci, _kth(ck, k, floor), k)
-        else:  # many ties at the floor: search by passes over the buffer
-            lo = floor.to(tl.int64)
+            _write(i_row + above, ck, ci, _kth(ck, j < m, rem), rem)
+        else:  # many ties at those 16 bits: search by passes over the buffer
+            lo = ((top << 16) ^ LOWEST).to(tl.int64)  # the smallest key with those bits
             hi = tl.full((), 2147483647, tl.int64)
             while hi - lo > 1:
                 mid = lo + (hi - lo) // 2
-                enough = _count_ge(ckey, m, mid.to(tl.int32)) >= k
+                enough = _count_ge(ckey, m, mid.to(tl.int32)) >= rem
                 lo = tl.where(enough, mid, lo)
                 hi = tl.where(enough, hi, mid)
             t = lo.to(tl.int32)
@@ -187,14 +238,24 @@ def _gather_kernel(
                 live = j < m
                 ck = tl.load(ckey + j, mask=live, other=LOWEST, cache_modifier=".cg")
                 ci = tl.load(cidx + j, mask=live, other=0, cache_modifier=".cg")
-                gt = (ck > t).to(tl.int32)
-                eq = (ck == t).to(tl.int32)
-                at_gt = done_gt + tl.cumsum(gt, axis=0) - 1
-                at_eq = done_eq + tl.cumsum(eq, axis=0) - 1
-                tl.store(i_row + at_gt, ci, mask=gt != 0)
-                tl.store(i_row + at_eq, ci, mask=(eq != 0) & (at_eq < k))
-                done_gt += tl.sum(gt, axis=0)
-                done_eq += tl.sum(eq, axis=0)
+                g = (ck > t).to(tl.int32)
+                e = (ck == t).to(tl.int32)
+                at_gt = done_gt + tl.cumsum(g, axis=0) - 1
+                at_eq = done_eq + tl.cumsum(e, axis=0) - 1
+                tl.store(i_row + above + at_gt, ci, mask=g != 0)
+                tl.store(i_row + above + at_eq, ci, mask=(e != 0) & (at_eq < rem))
+                done_gt += tl.sum(g, axis=0)
+                done_eq += tl.sum(e, axis=0)
+
+
+@triton.jit
+def _count_ge(ckey, m, t):
+    total = tl.zeros((), dtype=tl.int32)
+    for start in range(0, m, FIN):
+        j = start + tl.arange(0, FIN)
+        c = tl.load(ckey + j, mask=j < m, other=LOWEST, cache_modifier=".cg")
+        total += tl.sum((c >= t).to(tl.int32), axis=0)
+    return total
 
 
 def _warps(block: int) -> int:
@@ -215,16 +276,19 @@ def topk(x: torch.Tensor, k: int) -> torch.Tensor:
             BLOCK=block, num_warps=_warps(block),
         )  # fmt: skip
         return idx
-    chunks = triton.cdiv(n, ROW_MAX)
-    thr = torch.empty((b, chunks), dtype=torch.int32, device=x.device)
-    cnt = torch.zeros((b, 2), dtype=torch.int32, device=x.device)
+    grid = (triton.cdiv(n, CHUNK), b)
+    # One fill for all: each row's two byte histograms, then its four counters.
+    work = torch.zeros(b * (512 + 4), dtype=torch.int32, device=x.device)
+    hist, cnt = work[: b * 512], work[b * 512 :]
     ckey = torch.empty((b, n), dtype=torch.int32, device=x.device)
     cidx = torch.empty((b, n), dtype=torch.int32, device=x.device)
-    grid = (chunks, b)
-    _chunk_kernel[grid](thr, x, n, k, x.stride(0), x.stride(1), CHUNK=ROW_MAX, num_warps=16)
-    _gather_kernel[grid](
-        idx, x, thr, cnt, ckey, cidx, n, k, x.stride(0), x.stride(1), idx.stride(0),
-        CHUNK=ROW_MAX, CHUNKS=triton.next_power_of_2(chunks), num_warps=16,
+    for level in (0, 1):
+        _byte_kernel[grid](
+            hist, x, n, k, x.stride(0), x.stride(1), LEVEL=level, CHUNK=CHUNK, num_warps=8
+        )
+    _split_kernel[grid](
+        idx, x, hist, cnt, ckey, cidx, n, k, x.stride(0), x.stride(1), idx.stride(0),
+        CHUNK=CHUNK, num_warps=8,
     )  # fmt: skip
     return idx
 
