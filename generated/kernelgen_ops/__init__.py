@@ -11,6 +11,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
     kernelgen_ops.softmax(...)       20261201-134417-agent-ba32/r01-c01, 2.09x vs eager
+    kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 15.11x vs eager
     kernelgen_ops.topk(...)          20261202-134854-agent-990b/r06-c01, 1.60x vs eager
 
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
@@ -33,6 +34,7 @@ from . import rms_norm as _rms_norm
 from . import router_gemm as _router_gemm
 from . import silu_and_mul as _silu_and_mul
 from . import softmax as _softmax
+from . import sparse_attn as _sparse_attn
 from . import topk as _topk
 from ._routing import disable as disable
 from ._routing import enable as enable
@@ -51,6 +53,7 @@ __all__ = [
     "router_gemm",
     "silu_and_mul",
     "softmax",
+    "sparse_attn",
     "topk",
 ]
 
@@ -464,6 +467,64 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     if _runtime.use_torch("softmax", dims, routed=False):
         return _contracts.torch_softmax(x)
     return _softmax.softmax(x)
+
+
+# sparse_attn: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 15.11x vs eager
+def _sparse_attn_impl(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    indices: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    _contracts.check_sparse_attn(q, k, v, indices, scale)
+    dims = _contracts.dims_sparse_attn(q, k, v, indices, scale)
+    if _runtime.use_torch("sparse_attn", dims, routed=False):
+        return _contracts.torch_sparse_attn(q, k, v, indices, scale)
+    return _sparse_attn.sparse_attn(q, k, v, indices, scale)
+
+
+def _sparse_attn_fake(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    indices: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    return _contracts.fake_sparse_attn(q, k, v, indices, scale)
+
+
+_sparse_attn_op = _runtime.register(
+    "sparse_attn",
+    _sparse_attn_impl,
+    _sparse_attn_fake,
+)
+
+
+def sparse_attn(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    indices: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    """sparse_attn(q, k, v, indices, scale): attention of each query token over only the KV
+    positions its top-k selector chose (DeepSeek's sparse attention, DSA: the lightning indexer's
+    top-2048, references/topk.py, feeds FlashMLA's sparse kernels).
+
+    Kernel: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 15.11x vs eager; see
+    kernelgen_ops.available()["sparse_attn"].
+    """
+    # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
+    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    if torch.compiler.is_compiling():
+        return _sparse_attn_op(q, k, v, indices, scale)
+    _contracts.check_sparse_attn(q, k, v, indices, scale)
+    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
+    dims = _contracts.dims_sparse_attn(q, k, v, indices, scale)
+    if _runtime.use_torch("sparse_attn", dims, routed=False):
+        return _contracts.torch_sparse_attn(q, k, v, indices, scale)
+    return _sparse_attn.sparse_attn(q, k, v, indices, scale)
 
 
 # topk: agent run 20261202-134854-agent-990b/r06-c01 on NVIDIA H200, 1.60x vs eager
