@@ -1,6 +1,6 @@
 """Host overhead of kernelgen_ops on decode-sized inputs (CUDA).
 
-    python scripts/host_overhead.py [OUT.json]
+    python scripts/host_overhead.py [OUT.json] [--profile]
 
 Per operator, the per-call cost of
 - `kernelgen_ops.<op>(...)`, the public function (contract checks, dispatch lookup, launcher),
@@ -12,9 +12,14 @@ Per operator, the per-call cost of
   and replayed as they are: `kernel[grid](...)` lean, the same through JITFunction.run, and
   CompiledKernel.run called directly (the floor for a Python caller);
 - torch eager on the same input,
+- the launcher alone (kernelgen_ops.<op>'s module function, no contract or dispatch), and the
+  output's torch.empty alone;
+- the public call as scripts/bench_library.py times it (timing.host_us over its rotating call),
+  to reconcile the two scripts' figures,
 each as the mean of many back-to-back calls with one synchronize at the end (the enqueue rate,
 which is what a decode step pays when kernels are tiny), and a CUDA-graph replay of the bare
 launches for the GPU time alone. Writes JSON to the path given (default: stdout only).
+--profile adds, per operator, cProfile's top functions by own time over the public calls.
 """
 
 from __future__ import annotations
@@ -174,13 +179,54 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
         row["bare_compiled_run_us"] = per_call_us(compiled_runs(recorded))
         row["gpu_graph_us"] = graph_us(bare(recorded))
     row["eager_us"] = per_call_us(eager)
+    launcher = getattr(importlib.import_module(f"kernelgen_ops.{op}"), op)
+    row["launcher_us"] = per_call_us(lambda: launcher(*args))
+    out = public(*args)
+    row["empty_us"] = per_call_us(lambda: torch.empty(out.shape, dtype=out.dtype, device="cuda"))
+    from kernelgen.bench import timing
+
+    kernelgen_ops.set_dispatch("kernel")
+    try:
+        call = timing.rotating(public, timing.graph_pool([list(args)]))
+        row["public_bench_library_us"] = timing.host_us(call, 200)
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+    if PROFILE:
+        row["profile"] = profile(lambda: public(*args))
     row = {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
     row["public_minus_eager_us"] = round(row["public_us"] - row["eager_us"], 2)
     row["lean_saves_us"] = round(row["public_triton_path_us"] - row["public_us"], 2)
     return row
 
 
+PROFILE = "--profile" in sys.argv
+
+
+def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:
+    """cProfile's top functions by own time over CALLS calls (forced onto the kernel)."""
+    import cProfile
+    import pstats
+
+    kernelgen_ops.set_dispatch("kernel")
+    try:
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(CALLS):
+            fn()
+        prof.disable()
+        torch.cuda.synchronize()
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+    stats = pstats.Stats(prof).sort_stats("tottime")
+    lines = []
+    for (path, line, name), (_, calls, own, cum, _) in list(stats.stats.items()):
+        where = f"{calls // CALLS:3d}x {path.split('/')[-1]}:{line} {name}"
+        lines.append((own, f"{own / CALLS * 1e6:7.2f} us own {cum / CALLS * 1e6:7.2f} cum {where}"))
+    return [text for _, text in sorted(lines, reverse=True)[:top]]
+
+
 def main() -> None:
+    sys.argv = [a for a in sys.argv if a != "--profile"]
     rows = []
     for case in cases():
         rows.append(measure(*case))

@@ -519,3 +519,23 @@ def test_sparse_attn_contract_refuses_what_was_not_verified() -> None:
         _contracts.check_sparse_attn(q, k, v, indices[:3], scale)
     with pytest.raises(ValueError, match="contiguous"):
         _contracts.check_sparse_attn(q, k[::2], v[::2], indices, scale)
+
+
+def test_fused_moe() -> None:
+    """Idle experts, k of E per token, the weighted sum: the kernel against a float64 loop."""
+    dtype = torch.float16 if _runtime.INTERPRET else torch.bfloat16
+    device = "cpu" if _runtime.INTERPRET else "cuda"
+    args = _moe_inputs(dtype, device, m=5, e=6, k=2, h=40, i=24)
+    with torch.no_grad():
+        out = kernelgen_ops.fused_moe(*args)
+    _close(out, _ref_fused_moe(*args).to(dtype=dtype, device=device))
+
+
+def test_sparse_attn() -> None:
+    """A full, a partial, an empty and a one-slot row: the kernel against a float64 loop."""
+    dtype = torch.float16 if _runtime.INTERPRET else torch.bfloat16
+    device = "cpu" if _runtime.INTERPRET else "cuda"
+    args = _sparse_inputs(dtype, device)
+    with torch.no_grad():
+        out = kernelgen_ops.sparse_attn(*args)
+    _close(out, _ref_sparse_attn(*args).to(dtype=dtype, device=device))
