@@ -73,10 +73,26 @@ def _bind(names: tuple[str, ...], args: tuple, kwargs: dict) -> dict[str, Any] |
     return bound
 
 
+def _torch_wins(op: str, args: tuple, kwargs: dict, first: str) -> bool:
+    """The dispatch table's answer first, for the call's tensor: where torch's op is the one to
+    take (the decode sizes, a device without evidence) the call goes straight to it, at the cost
+    of a cached lookup, before the checks that only a call to the kernel needs. Only ever sends a
+    call to the function that was there before, which every call the kernel may not take gets
+    anyway, so the checks' order does not change any answer."""
+    x = args[0] if args else kwargs.get(first)
+    return (
+        type(x) in _PLAIN
+        and x.dim() > 0
+        and _runtime.use_torch(op, _contracts.dims_softmax(x), routed=True)
+    )
+
+
 def _softmax_route(
     original: Callable, names: tuple[str, ...], kernel: Callable[[], Callable]
 ) -> Callable:
     def softmax(*args: Any, **kwargs: Any) -> Any:
+        if _torch_wins("softmax", args, kwargs, names[0]):
+            return original(*args, **kwargs)
         if not _tracing():
             a = _bind(names, args, kwargs)
             if a is not None and a.get("dtype") is None:
@@ -104,6 +120,9 @@ def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Calla
     names = ("input", "normalized_shape", "weight", "eps")
 
     def rms_norm(*args: Any, **kwargs: Any) -> Any:
+        # dims_rms_norm is x's rows and width, as softmax's.
+        if _torch_wins("rms_norm", args, kwargs, names[0]):
+            return original(*args, **kwargs)
         if not _tracing():
             a = _bind(names, args, kwargs)
             if a is not None:

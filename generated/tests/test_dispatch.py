@@ -120,3 +120,32 @@ def test_dims_and_torchs_op(op: str, args, dims: tuple[int, ...]) -> None:
         "silu_and_mul": lambda x: torch.nn.functional.silu(x[..., :7]) * x[..., 7:],
     }[op](*a)
     torch.testing.assert_close(getattr(contracts, f"torch_{op}")(*a), want)
+
+
+def test_a_routed_call_where_torch_wins_skips_the_kernels_checks(
+    on_h200, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the table says torch, a routed call goes to torch's op after one lookup: the checks
+    that only a call to the kernel needs (tracing, autocast, the tensor's kind) are not run.
+    Where it says kernel, they are."""
+    from kernelgen_ops import _routing
+
+    x = torch.randn(256, 151936 // 64)
+    monkeypatch.setattr(kernelgen_ops._contracts, "dims_softmax", lambda x: (256, 151936))
+    checked = []
+    monkeypatch.setattr(_routing, "_routable", lambda x: checked.append(x) or False)
+    with kernelgen_ops.use(include=["softmax"]):
+        torch.testing.assert_close(torch.softmax(x, -1), torch.softmax.__wrapped__(x, -1))
+        torch.testing.assert_close(x.softmax(dim=-1), torch.softmax.__wrapped__(x, -1))
+        assert checked == []
+        monkeypatch.setattr(kernelgen_ops._contracts, "dims_softmax", lambda x: (4096, 4096))
+        torch.testing.assert_close(torch.softmax(x, -1), torch.softmax.__wrapped__(x, -1))
+        assert len(checked) == 1  # the kernel won there: the full checks ran (and said no)
+
+
+def test_rms_norms_bucket_dims_are_softmaxs() -> None:
+    """The routes look the table up with dims_softmax for both operators."""
+    from kernelgen_ops import _contracts
+
+    x, w = torch.randn(3, 5, 16), torch.randn(16)
+    assert _contracts.dims_rms_norm(x, w, 1e-6) == _contracts.dims_softmax(x) == (15, 16)
