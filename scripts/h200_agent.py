@@ -8,10 +8,11 @@ operator instead of starting one). An item {"op": ..., "run": ..., "promote": tr
 promotes that run's best as it stands (a promotion an earlier call could not finish). Per
 operator, in plan order: `agent.start_run` (the seed judged and timed), then each of its files
 through `agent.submit_candidate`, the same path as `kernelgen agent submit` and the MCP tool, then
-`agent.promote` when a candidate beat the seed (or when asked), and the run's report. One JSON line per step goes to stdout and DIR/agent.jsonl, and after every
-step DIR/results.tgz is packed again with the operators' runs, the peers' cache and generated/,
-so a call cut short by its time limit still brings back every finished step. A step is skipped
-when the time left is less than the longest step of its kind so far.
+`agent.promote` when a candidate beat the seed (or when asked), and the run's report. One JSON
+line per step goes to stdout and DIR/agent.jsonl, and after every step DIR/results.tgz is packed
+again with the operators' runs, the peers' cache and generated/, so a call cut short by its time
+limit still brings back every finished step. A step is skipped when the time left is less than
+the longest step of its kind so far.
 """
 
 from __future__ import annotations
