@@ -10,11 +10,11 @@ only compiling and the driver's launch are left out, the same for both. The cont
 their CPU branch (slower than on CUDA tensors, where the first test accepts), and the dispatch
 lookup finds no device (no table), so the figures are the Python of a call, not a GPU host's.
 
-Per operator, at decode shapes: the public call with lean launches and with Triton's path
-(_launch.set_enabled(False)), the launcher alone both ways, and the contract check and dispatch
-lookup alone. Exits 1 when a call after the first still went through JITFunction.run (the lean
-path is not taken) or when the lean path launched another kernel than Triton would
-(_launch.CHECK on for the first calls).
+Per operator, at decode shapes: the public call replayed from its launch plan (_plans.py), with
+lean launches and with Triton's path (_launch.set_enabled(False)), the launcher alone both ways,
+and the contract check and dispatch lookup alone. Exits 1 when a call after the first still went
+through JITFunction.run (the lean path is not taken), when the lean path launched another kernel
+than Triton would (_launch.CHECK on for the first calls), or when no plan was made.
 """
 
 from __future__ import annotations
@@ -34,10 +34,13 @@ if os.environ.get("TRITON_INTERPRET") == "1":
 # Lean launches are what this measures, against Triton's path: on (the default, unless the
 # environment switched them off), before kernelgen_ops is imported.
 os.environ["KERNELGEN_OPS_LEAN"] = "1"
+# Launch plans (_plans.py) are installed at import only when asked; replays are then switched on
+# for the "planned" column alone.
+os.environ["KERNELGEN_OPS_PLANS"] = "1"
 
 import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402
-from kernelgen_ops import _contracts, _launch, _runtime  # noqa: E402
+from kernelgen_ops import _contracts, _launch, _plans, _runtime  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import CompiledKernel  # noqa: E402
 from triton.runtime.driver import driver  # noqa: E402
@@ -122,7 +125,14 @@ def measure(op: str, public: Any, launcher: Any, args: tuple, n: int, counts: di
         public(*args)
     _launch.CHECK = False
     before = counts["triton_runs"]
+    _plans.set_enabled(False)
     lean = [per_call_us(lambda: public(*args), n), per_call_us(lambda: launcher(*args), n)]
+    _plans.set_enabled(True)
+    planned = per_call_us(lambda: public(*args), n)
+    _plans.set_enabled(False)
+    plans = getattr(launcher, "_plans", {})
+    if not any(plan is not None for plan in plans.values()):
+        failed.append(f"{op}: no launch plan was made ({len(plans)} calls refused)")
     if counts["triton_runs"] != before:
         failed.append(f"{op}: {counts['triton_runs'] - before} launches took Triton's path")
     _launch.set_enabled(False)
@@ -136,8 +146,8 @@ def measure(op: str, public: Any, launcher: Any, args: tuple, n: int, counts: di
         per_call_us(lambda: check(*args), n),
         per_call_us(lambda: _runtime.use_torch(op, dims(*args), False), n),
     ]
-    figures = [lean[0], triton[0], lean[1], triton[1], *parts]
-    widths = (12, 9, 15, 9, 8, 10)
+    figures = [planned, lean[0], triton[0], lean[1], triton[1], *parts]
+    widths = (9, 12, 9, 15, 9, 8, 10)
     print(f"{op:14s}" + "".join(f"{f:>{w}.2f}" for f, w in zip(figures, widths, strict=True)))
     return failed
 
@@ -148,7 +158,8 @@ def main() -> int:
     n = parser.parse_args().calls
     counts = pretend_gpu()
     torch.set_grad_enabled(False)
-    header = f"{'op':14s}{'public lean':>12s}{'triton':>9s}{'launcher lean':>15s}{'triton':>9s}"
+    header = f"{'op':14s}{'planned':>9s}{'public lean':>12s}{'triton':>9s}"
+    header += f"{'launcher lean':>15s}{'triton':>9s}"
     print(header + f"{'check':>8s}{'dispatch':>10s}   (us per call, CPU)")
     failed = []
     for op, (public, launcher, args) in calls().items():

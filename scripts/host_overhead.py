@@ -1,6 +1,6 @@
 """Host overhead of kernelgen_ops on decode-sized inputs (CUDA).
 
-    python scripts/host_overhead.py [OUT.json] [--profile]
+    python scripts/host_overhead.py [OUT.json] [--profile] [--plans]
 
 Per operator, the per-call cost of
 - `kernelgen_ops.<op>(...)`, the public function (contract checks, dispatch lookup, launcher),
@@ -20,6 +20,9 @@ each as the mean of many back-to-back calls with one synchronize at the end (the
 which is what a decode step pays when kernels are tiny), and a CUDA-graph replay of the bare
 launches for the GPU time alone. Writes JSON to the path given (default: stdout only).
 --profile adds, per operator, cProfile's top functions by own time over the public calls.
+--plans installs launch plans (_plans.py, KERNELGEN_OPS_PLANS=1) and adds the public call replayed
+from its plan (`public_planned_us`), after checking that the replay's output equals the
+launcher's bit for bit; the other figures then include the installed, switched-off wrapper.
 """
 
 from __future__ import annotations
@@ -35,10 +38,12 @@ from typing import Any
 # This script compares lean launches with Triton's path, so they must be on (the default);
 # set before kernelgen_ops is imported, whatever the environment says.
 os.environ["KERNELGEN_OPS_LEAN"] = "1"
+PLANS = "--plans" in sys.argv
+os.environ["KERNELGEN_OPS_PLANS"] = "1" if PLANS else "0"
 import kernelgen_ops  # noqa: E402
-import torch
-import triton
-from kernelgen_ops import _launch
+import torch  # noqa: E402
+import triton  # noqa: E402
+from kernelgen_ops import _launch, _plans  # noqa: E402
 
 CALLS = 2000
 
@@ -161,7 +166,10 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
     }
     kernelgen_ops.set_dispatch("kernel")
     try:
+        _plans.set_enabled(False)
         row["public_us"] = per_call_us(lambda: public(*args))
+        if PLANS:
+            row.update(planned(op, public, args))
         row["custom_op_us"] = per_call_us(lambda: custom(*args))
         _launch.set_enabled(False)
         try:
@@ -202,6 +210,27 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
 PROFILE = "--profile" in sys.argv
 
 
+def planned(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:
+    """The public call replayed from its launch plan (forced onto the kernel by the caller)."""
+    module = importlib.import_module(f"kernelgen_ops.{op}")
+    if not isinstance(getattr(module, op), _plans.Planned):
+        return {"public_planned_us": None, "planned": "not installed"}
+    _plans.set_enabled(True)
+    try:
+        public(*args)  # recorded
+        fresh = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+        same = torch.equal(public(*fresh), getattr(module, op).__wrapped__(*fresh))
+        plans = getattr(module, op)._plans.values()
+        made = any(plan is not None for plan in plans)
+        return {
+            "public_planned_us": per_call_us(lambda: public(*args)) if same and made else None,
+            "planned": "replayed" if made else "no plan",
+            "planned_equal": same,
+        }
+    finally:
+        _plans.set_enabled(False)
+
+
 def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:
     """cProfile's top functions by own time over CALLS calls (forced onto the kernel)."""
     import cProfile
@@ -226,7 +255,7 @@ def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:
 
 
 def main() -> None:
-    sys.argv = [a for a in sys.argv if a != "--profile"]
+    sys.argv = [a for a in sys.argv if a not in ("--profile", "--plans")]
     rows = []
     for case in cases():
         rows.append(measure(*case))

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 import triton
 
-from . import _launch
+from . import _launch, _plans
 
 _HERE = Path(__file__).resolve().parent
 # Triton decides between compiling and interpreting when a kernel is decorated, i.e. when the
@@ -240,9 +240,11 @@ def lean_launches(namespace: dict[str, Any]) -> None:
     """Called by the last line of each operator module: its launched @triton.jit kernels launch
     through _launch.LeanKernel (Triton's path for a specialization's first launch, its compiled
     kernel directly after that), and its host code calls triton.cdiv / next_power_of_2 as plain
-    functions (_launch.host_helpers)."""
+    functions (_launch.host_helpers); with KERNELGEN_OPS_PLANS=1, its launcher replays launch
+    plans (_plans.py)."""
     _launch.install(namespace)
     _launch.host_helpers(namespace)
+    _plans.install(namespace)
 
 
 @functools.lru_cache(maxsize=1)
