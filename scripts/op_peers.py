@@ -103,6 +103,9 @@ PEERS: dict[str, tuple[Local, Callable[[], Impl]]] = {
 }
 
 
+SKIP: set[str] = set()  # --skip: labels not timed (eager fused_moe takes ~60 ms a call)
+
+
 def impls(op: str, spec: OpSpec, group: str, kernels: list[str], pool: list[list[Any]]) -> dict:
     local, flaggems = PEERS[op]
     if group == "flaggems":
@@ -111,9 +114,6 @@ def impls(op: str, spec: OpSpec, group: str, kernels: list[str], pool: list[list
     found["eager"] = spec.eager
     found.update(local(spec, pool))
     return {label: fn for label, fn in found.items() if label not in SKIP}
-
-
-SKIP: set[str] = set()  # --skip: labels not timed (eager fused_moe takes ~60 ms a call)
 
 
 # ------------------------------------------------------------------ one group, one process
