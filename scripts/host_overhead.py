@@ -20,9 +20,9 @@ each as the mean of many back-to-back calls with one synchronize at the end (the
 which is what a decode step pays when kernels are tiny), and a CUDA-graph replay of the bare
 launches for the GPU time alone. Writes JSON to the path given (default: stdout only).
 --profile adds, per operator, cProfile's top functions by own time over the public calls.
---plans installs launch plans (_plans.py, KERNELGEN_OPS_PLANS=1) and adds the public call replayed
-from its plan (`public_planned_us`), after checking that the replay's output equals the
-launcher's bit for bit; the other figures then include the installed, switched-off wrapper.
+--plans adds the public call replayed from its launch plan (`public_planned_us`, _plans.trial),
+after checking that the replay's output equals the launcher's bit for bit; every other figure is
+the library as shipped.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from typing import Any
 # set before kernelgen_ops is imported, whatever the environment says.
 os.environ["KERNELGEN_OPS_LEAN"] = "1"
 PLANS = "--plans" in sys.argv
-os.environ["KERNELGEN_OPS_PLANS"] = "1" if PLANS else "0"
 import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
@@ -166,7 +165,6 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
     }
     kernelgen_ops.set_dispatch("kernel")
     try:
-        _plans.set_enabled(False)
         row["public_us"] = per_call_us(lambda: public(*args))
         if PLANS:
             row.update(planned(op, public, args))
@@ -213,22 +211,16 @@ PROFILE = "--profile" in sys.argv
 def planned(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:
     """The public call replayed from its launch plan (forced onto the kernel by the caller)."""
     module = importlib.import_module(f"kernelgen_ops.{op}")
-    if not isinstance(getattr(module, op), _plans.Planned):
-        return {"public_planned_us": None, "planned": "not installed"}
-    _plans.set_enabled(True)
-    try:
+    with _plans.trial(module) as trial:
         public(*args)  # recorded
         fresh = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-        same = torch.equal(public(*fresh), getattr(module, op).__wrapped__(*fresh))
-        plans = getattr(module, op)._plans.values()
-        made = any(plan is not None for plan in plans)
+        same = torch.equal(public(*fresh), trial.__wrapped__(*fresh))
+        made = any(plan is not None for plan in trial._plans.values())
         return {
             "public_planned_us": per_call_us(lambda: public(*args)) if same and made else None,
             "planned": "replayed" if made else "no plan",
             "planned_equal": same,
         }
-    finally:
-        _plans.set_enabled(False)
 
 
 def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:

@@ -38,10 +38,12 @@ shape, strides and data_ptr() % 16 (Triton specializes on that alignment); ints,
 strings and None by value. Anything else is never planned.
 """
 
+import contextlib
 import functools
 import os
 import threading
-from types import FunctionType
+from collections.abc import Iterator
+from types import FunctionType, ModuleType
 from typing import Any
 
 import torch
@@ -83,6 +85,25 @@ def install(namespace: dict[str, Any]) -> None:
     if type(launcher) is not FunctionType or not _only_lean(namespace):
         return
     namespace[op] = Planned(launcher, namespace)
+
+
+@contextlib.contextmanager
+def trial(module: ModuleType) -> Iterator["Planned"]:
+    """Plans for one operator module within a block, whatever KERNELGEN_OPS_PLANS said at import,
+    and the module's launcher as it was afterwards: to measure replays against the launcher as
+    shipped (scripts/host_cost_cpu.py, scripts/host_overhead.py --plans)."""
+    global _enabled
+    namespace = vars(module)
+    op = module.__name__.rpartition(".")[2]
+    launcher = namespace[op]
+    if not isinstance(launcher, Planned) and not (_launch.ACTIVE and _only_lean(namespace)):
+        raise ValueError(f"{module.__name__}: its kernels do not all launch lean; no plans")
+    planned = launcher if isinstance(launcher, Planned) else Planned(launcher, namespace)
+    before, namespace[op], _enabled = _enabled, planned, True
+    try:
+        yield planned
+    finally:
+        namespace[op], _enabled = launcher, before
 
 
 def _only_lean(namespace: dict[str, Any]) -> bool:
@@ -241,7 +262,8 @@ def _extent(t: torch.Tensor) -> tuple[int, int]:
 def _source(t: torch.Tensor, sources: list[torch.Tensor]) -> tuple[int, int] | None:
     """(index of the one source whose bytes hold t's first element, byte offset), or None."""
     p = t.data_ptr()
-    found = [i for i, s in enumerate(sources) if s.numel() and _extent(s)[0] <= p < _extent(s)[1]]
+    spans = [_extent(s) for s in sources]
+    found = [i for i, (start, end) in enumerate(spans) if start <= p < end]
     if len(found) != 1:
         return None
     return found[0], p - sources[found[0]].data_ptr()

@@ -187,6 +187,22 @@ def test_a_view_of_an_allocation_is_returned_as_that_view(pretend: Pretend) -> N
     assert pretend.launches[0][9] == out.data_ptr()  # the kernel wrote where the view starts
 
 
+def test_a_trial_puts_the_launcher_back(pretend: Pretend, monkeypatch) -> None:
+    module = importlib.import_module("kernelgen_ops.softmax")
+    launcher = _launcher_with_pretend_kernels("softmax", pretend, monkeypatch)
+    monkeypatch.setattr(_plans, "_enabled", False)
+    with _plans.trial(module) as planned:
+        assert module.softmax is planned and planned.__wrapped__ is launcher
+        assert _plans.enabled()
+        x = torch.randn(2, 100)
+        planned(x)
+        assert list(planned._plans.values())[0] is not None
+    assert module.softmax is launcher and not _plans.enabled()
+    monkeypatch.setattr(module, "_softmax_rows_kernel", pretend.jit(_scale_kernel))
+    with pytest.raises(ValueError, match="do not all launch lean"), _plans.trial(module):
+        pass
+
+
 def test_off_by_default_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_plans, "_enabled", False)
     ns = {"__name__": "kernelgen_ops.softmax", "softmax": lambda x: x}
