@@ -39,7 +39,14 @@ from kernelgen.errors import KernelgenError
 from kernelgen.records import BenchRecord, CandidateRecord, now
 from kernelgen.spec import load_spec
 
-HAND_WRITTEN = ("_runtime.py", "_launch.py", "_plans.py", "_contracts.py", "_routing.py")
+HAND_WRITTEN = (
+    "_runtime.py",
+    "_launch.py",
+    "_plans.py",
+    "_calls.py",
+    "_contracts.py",
+    "_routing.py",
+)
 _TEMPLATES = Path(__file__).parent / "templates"
 _IMPORT_CHECK_TIMEOUT_S = 300
 # What `import kernelgen_ops` must never pull in: the library needs torch and triton only.

@@ -177,6 +177,7 @@ def _take(line: str, record: LibraryBench) -> None:
         record.availability.append(Availability.model_validate(item))
     elif kind == "environment":
         record.lean_launches = item.pop("lean_launches", None)
+        record.launch_plans = item.pop("launch_plans", None)
         record.environment = item
 
 

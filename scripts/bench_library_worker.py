@@ -309,12 +309,13 @@ def _available(group: str) -> bool:
 
 
 def _environment() -> None:
-    from kernelgen_ops import _launch
+    from kernelgen_ops import _launch, _plans
 
     from kernelgen.env import environment
 
     env = environment("cuda").model_dump()
-    emit("environment", **env, lean_launches=_launch.ACTIVE and _launch.enabled())
+    lean = _launch.ACTIVE and _launch.enabled()
+    emit("environment", **env, lean_launches=lean, launch_plans=lean and _plans.enabled())
 
 
 def main() -> int:

@@ -10,9 +10,10 @@ only compiling and the driver's launch are left out, the same for both. The cont
 their CPU branch (slower than on CUDA tensors, where the first test accepts), and the dispatch
 lookup finds no device (no table), so the figures are the Python of a call, not a GPU host's.
 
-Per operator, at decode shapes: the public call replayed from its launch plan (_plans.py), with
-lean launches and with Triton's path (_launch.set_enabled(False)), the launcher alone both ways,
-and the contract check and dispatch lookup alone. Exits 1 when a call after the first still went
+Per operator, at decode shapes: the public call as shipped (checked and dispatched once per key,
+_calls.py, then replayed from its launch plan, _plans.py); with plans off, with lean launches and
+with Triton's path (_launch.set_enabled(False)); the launcher alone both ways; and the contract
+check and dispatch lookup alone. Exits 1 when a call after the first still went
 through JITFunction.run (the lean path is not taken), when the lean path launched another kernel
 than Triton would (_launch.CHECK on for the first calls), or when no plan was made.
 """
@@ -105,7 +106,8 @@ def calls() -> dict[str, tuple[Any, Any, tuple]]:
     out = {}
     for op, args in (("softmax", (x,)), ("rms_norm", (h, w, 1e-6)), ("silu_and_mul", (g,))):
         module = importlib.import_module(f"kernelgen_ops.{op}")
-        out[op] = (getattr(kernelgen_ops, op), getattr(module, op), args)
+        launcher = getattr(module, op)  # the function itself, under plans' Planned wrapper
+        out[op] = (getattr(kernelgen_ops, op), getattr(launcher, "__wrapped__", launcher), args)
     return out
 
 
@@ -117,31 +119,37 @@ def per_call_us(fn: Any, n: int) -> float:
 def measure(op: str, public: Any, launcher: Any, args: tuple, n: int, counts: dict) -> list[str]:
     """Print one operator's figures; return what went wrong."""
     failed = []
+    call = getattr(kernelgen_ops, f"_{op}_call")
     _launch.CHECK = True  # the first calls: each lean launch must pick Triton's kernel
     for _ in range(3):
         public(*args)
     _launch.CHECK = False
     before = counts["triton_runs"]
-    lean = [per_call_us(lambda: public(*args), n), per_call_us(lambda: launcher(*args), n)]
-    # Launch plans for this column alone; every other figure is the library as shipped.
-    with _plans.trial(importlib.import_module(f"kernelgen_ops.{op}")) as trial:
-        planned = per_call_us(lambda: public(*args), n)
-    if not any(plan is not None for plan in trial._plans.values()):
-        failed.append(f"{op}: no launch plan was made ({len(trial._plans)} calls refused)")
+    shipped = per_call_us(lambda: public(*args), n)  # plans on: the public call replays
+    if not any(isinstance(kept[3], _plans._Plan) for kept in call._answers.values()):
+        failed.append(f"{op}: no launch plan was made")
     if counts["triton_runs"] != before:
         failed.append(f"{op}: {counts['triton_runs'] - before} launches took Triton's path")
-    _launch.set_enabled(False)
+    _plans.set_enabled(False)  # the kept check and dispatch, then the lean launcher
     try:
-        triton = [per_call_us(lambda: public(*args), n), per_call_us(lambda: launcher(*args), n)]
+        lean = [per_call_us(lambda: public(*args), n), per_call_us(lambda: launcher(*args), n)]
+        _launch.set_enabled(False)
+        try:
+            triton = [
+                per_call_us(lambda: public(*args), n),
+                per_call_us(lambda: launcher(*args), n),
+            ]
+        finally:
+            _launch.set_enabled(True)
     finally:
-        _launch.set_enabled(True)
+        _plans.set_enabled(True)
     check = getattr(_contracts, f"check_{op}")
     dims = getattr(_contracts, f"dims_{op}")
     parts = [
         per_call_us(lambda: check(*args), n),
         per_call_us(lambda: _runtime.use_torch(op, dims(*args), False), n),
     ]
-    figures = [planned, lean[0], triton[0], lean[1], triton[1], *parts]
+    figures = [shipped, lean[0], triton[0], lean[1], triton[1], *parts]
     widths = (9, 12, 9, 15, 9, 8, 10)
     print(f"{op:14s}" + "".join(f"{f:>{w}.2f}" for f, w in zip(figures, widths, strict=True)))
     return failed
@@ -153,7 +161,7 @@ def main() -> int:
     n = parser.parse_args().calls
     counts = pretend_gpu()
     torch.set_grad_enabled(False)
-    header = f"{'op':14s}{'planned':>9s}{'public lean':>12s}{'triton':>9s}"
+    header = f"{'op':14s}{'shipped':>9s}{'public lean':>12s}{'triton':>9s}"
     header += f"{'launcher lean':>15s}{'triton':>9s}"
     print(header + f"{'check':>8s}{'dispatch':>10s}   (us per call, CPU)")
     failed = []

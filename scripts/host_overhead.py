@@ -1,12 +1,14 @@
 """Host overhead of kernelgen_ops on decode-sized inputs (CUDA).
 
-    python scripts/host_overhead.py [OUT.json] [--profile] [--plans]
+    python scripts/host_overhead.py [OUT.json] [--profile]
 
 Per operator, the per-call cost of
-- `kernelgen_ops.<op>(...)`, the public function (contract checks, dispatch lookup, launcher),
-  forced onto the kernel (set_dispatch("kernel")), with lean launches (_launch.py) and without
-  (every launch through JITFunction.run), and as dispatched by the measured table ("measured":
-  torch's op where the kernel lost);
+- `kernelgen_ops.<op>(...)`, the public function, forced onto the kernel (set_dispatch("kernel")):
+  as shipped (its check and dispatch answered once per key, _calls.py, and its launches replayed
+  from the key's plan, _plans.py, after checking that a replay's output equals the launcher's bit
+  for bit); with plans off (the lean launcher, _launch.py); with lean launches off too (every
+  launch through JITFunction.run); and as dispatched by the measured table ("measured": torch's
+  op where the kernel lost);
 - the custom op `torch.ops.kernelgen_ops.<op>` (what torch.compile graphs call);
 - bare launches: the kernel launches one call makes, recorded with their arguments and output
   and replayed as they are: `kernel[grid](...)` lean, the same through JITFunction.run, and
@@ -20,9 +22,6 @@ each as the mean of many back-to-back calls with one synchronize at the end (the
 which is what a decode step pays when kernels are tiny), and a CUDA-graph replay of the bare
 launches for the GPU time alone. Writes JSON to the path given (default: stdout only).
 --profile adds, per operator, cProfile's top functions by own time over the public calls.
---plans adds the public call replayed from its launch plan (`public_planned_us`, _plans.trial),
-after checking that the replay's output equals the launcher's bit for bit; every other figure is
-the library as shipped.
 """
 
 from __future__ import annotations
@@ -38,7 +37,6 @@ from typing import Any
 # This script compares lean launches with Triton's path, so they must be on (the default);
 # set before kernelgen_ops is imported, whatever the environment says.
 os.environ["KERNELGEN_OPS_LEAN"] = "1"
-PLANS = "--plans" in sys.argv
 import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
@@ -83,10 +81,16 @@ def graph_us(fn: Callable[[], Any]) -> float:
 Launch = tuple[Any, Any, tuple, dict[str, Any], Any]  # (kernel, grid, args, kwargs, compiled)
 
 
+def raw_launcher(op: str) -> Callable[..., Any]:
+    """kernelgen_ops.<op>'s module function itself (under plans' Planned wrapper)."""
+    launcher = getattr(importlib.import_module(f"kernelgen_ops.{op}"), op)
+    return launcher.__wrapped__ if isinstance(launcher, _plans.Planned) else launcher
+
+
 def launches(op: str, args: tuple) -> list[Launch]:
-    """The kernel launches one call of kernelgen_ops.<op> makes (on the kernel, not torch's op),
-    with their arguments and outputs, kept: replayed, they are the bare launches."""
-    module = importlib.import_module(f"kernelgen_ops.{op}")  # kernelgen_ops.<op> is the function
+    """The kernel launches one call of the launcher makes, with their arguments and outputs,
+    kept: replayed, they are the bare launches."""
+    module = importlib.import_module(f"kernelgen_ops.{op}")
     kernels = [v for v in vars(module).values() if isinstance(v, _launch.LeanKernel)]
     seen: list[Launch] = []
     for kernel in kernels:
@@ -97,11 +101,9 @@ def launches(op: str, args: tuple) -> list[Launch]:
             return compiled
 
         kernel._launch = record  # an instance attribute over LeanKernel._launch
-    kernelgen_ops.set_dispatch("kernel")
     try:
-        getattr(kernelgen_ops, op)(*args)
+        raw_launcher(op)(*args)
     finally:
-        kernelgen_ops.set_dispatch("measured")
         for kernel in kernels:
             del kernel._launch
     return seen
@@ -165,15 +167,19 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
     }
     kernelgen_ops.set_dispatch("kernel")
     try:
+        row.update(replayed(op, public, args))
         row["public_us"] = per_call_us(lambda: public(*args))
-        if PLANS:
-            row.update(planned(op, public, args))
         row["custom_op_us"] = per_call_us(lambda: custom(*args))
-        _launch.set_enabled(False)
+        _plans.set_enabled(False)  # the public call's kept check and dispatch, the lean launcher
         try:
-            row["public_triton_path_us"] = per_call_us(lambda: public(*args))
+            row["public_unplanned_us"] = per_call_us(lambda: public(*args))
+            _launch.set_enabled(False)
+            try:
+                row["public_triton_path_us"] = per_call_us(lambda: public(*args))
+            finally:
+                _launch.set_enabled(True)
         finally:
-            _launch.set_enabled(True)
+            _plans.set_enabled(True)
     finally:
         kernelgen_ops.set_dispatch("measured")
     row["public_measured_dispatch_us"] = per_call_us(lambda: public(*args))
@@ -185,7 +191,7 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
         row["bare_compiled_run_us"] = per_call_us(compiled_runs(recorded))
         row["gpu_graph_us"] = graph_us(bare(recorded))
     row["eager_us"] = per_call_us(eager)
-    launcher = getattr(importlib.import_module(f"kernelgen_ops.{op}"), op)
+    launcher = raw_launcher(op)
     row["launcher_us"] = per_call_us(lambda: launcher(*args))
     out = public(*args)
     row["empty_us"] = per_call_us(lambda: torch.empty(out.shape, dtype=out.dtype, device="cuda"))
@@ -201,26 +207,25 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
         row["profile"] = profile(lambda: public(*args))
     row = {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
     row["public_minus_eager_us"] = round(row["public_us"] - row["eager_us"], 2)
-    row["lean_saves_us"] = round(row["public_triton_path_us"] - row["public_us"], 2)
+    row["lean_saves_us"] = round(row["public_triton_path_us"] - row["public_unplanned_us"], 2)
+    row["plans_save_us"] = round(row["public_unplanned_us"] - row["public_us"], 2)
     return row
 
 
 PROFILE = "--profile" in sys.argv
 
 
-def planned(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:
-    """The public call replayed from its launch plan (forced onto the kernel by the caller)."""
-    module = importlib.import_module(f"kernelgen_ops.{op}")
-    with _plans.trial(module) as trial:
-        public(*args)  # recorded
-        fresh = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
-        same = torch.equal(public(*fresh), trial.__wrapped__(*fresh))
-        made = any(plan is not None for plan in trial._plans.values())
-        return {
-            "public_planned_us": per_call_us(lambda: public(*args)) if same and made else None,
-            "planned": "replayed" if made else "no plan",
-            "planned_equal": same,
-        }
+def replayed(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:
+    """Whether the public call (forced onto the kernel by the caller) keeps a launch plan for
+    these arguments, and whether its replay's output equals the launcher's bit for bit."""
+    call = getattr(kernelgen_ops, f"_{op}_call")
+    public(*args)  # the first call of the key, watched
+    fresh = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
+    same = torch.equal(public(*fresh), raw_launcher(op)(*fresh))
+    made = any(isinstance(kept[3], _plans._Plan) for kept in call._answers.values())
+    if not same:
+        raise SystemExit(f"host_overhead.py: {op}: a replay's output differs from the launcher's")
+    return {"planned": "replayed" if made else "no plan", "planned_equal": same}
 
 
 def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:
@@ -247,7 +252,7 @@ def profile(fn: Callable[[], Any], top: int = 14) -> list[str]:
 
 
 def main() -> None:
-    sys.argv = [a for a in sys.argv if a not in ("--profile", "--plans")]
+    sys.argv = [a for a in sys.argv if a != "--profile"]
     rows = []
     for case in cases():
         rows.append(measure(*case))

@@ -24,7 +24,7 @@ forces one path, for testing.
 
 import torch
 
-from . import _contracts, _runtime
+from . import _calls, _contracts, _runtime
 from . import act_quant as _act_quant
 from . import decode_attn as _decode_attn
 from . import fp8_gemm as _fp8_gemm
@@ -64,12 +64,12 @@ def available() -> dict[str, dict]:
 
 
 # act_quant: agent run 20261202-090205-agent-5e72/r01-c01 on NVIDIA H200, 14.35x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_act_quant_call = _calls.Call("act_quant", _contracts, _act_quant)
+
+
 def _act_quant_impl(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    _contracts.check_act_quant(x)
-    dims = _contracts.dims_act_quant(x)
-    if _runtime.use_torch("act_quant", dims, routed=False):
-        return _contracts.torch_act_quant(x)
-    return _act_quant.act_quant(x)
+    return _act_quant_call(x)
 
 
 def _act_quant_fake(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -93,18 +93,18 @@ def act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     kernelgen_ops.available()["act_quant"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _act_quant_op(x)
-    _contracts.check_act_quant(x)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_act_quant(x)
-    if _runtime.use_torch("act_quant", dims, routed=False):
-        return _contracts.torch_act_quant(x)
-    return _act_quant.act_quant(x)
+    return _act_quant_call(x)
 
 
 # decode_attn: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_decode_attn_call = _calls.Call("decode_attn", _contracts, _decode_attn)
+
+
 def _decode_attn_impl(
     q: torch.Tensor,
     k_cache: torch.Tensor,
@@ -113,11 +113,7 @@ def _decode_attn_impl(
     seq_lens: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    dims = _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    if _runtime.use_torch("decode_attn", dims, routed=False):
-        return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn_call(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
 def _decode_attn_fake(
@@ -153,29 +149,25 @@ def decode_attn(
     kernelgen_ops.available()["decode_attn"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _decode_attn_op(q, k_cache, v_cache, block_table, seq_lens, scale)
-    _contracts.check_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    if _runtime.use_torch("decode_attn", dims, routed=False):
-        return _contracts.torch_decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
-    return _decode_attn.decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn_call(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
 # fp8_gemm: tune run 20261202-215844-agent-8055/r01-c01-tuned on NVIDIA H200, 7.00x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_fp8_gemm_call = _calls.Call("fp8_gemm", _contracts, _fp8_gemm)
+
+
 def _fp8_gemm_impl(
     a: torch.Tensor,
     a_scale: torch.Tensor,
     b: torch.Tensor,
     b_scale: torch.Tensor,
 ) -> torch.Tensor:
-    _contracts.check_fp8_gemm(a, a_scale, b, b_scale)
-    dims = _contracts.dims_fp8_gemm(a, a_scale, b, b_scale)
-    if _runtime.use_torch("fp8_gemm", dims, routed=False):
-        return _contracts.torch_fp8_gemm(a, a_scale, b, b_scale)
-    return _fp8_gemm.fp8_gemm(a, a_scale, b, b_scale)
+    return _fp8_gemm_call(a, a_scale, b, b_scale)
 
 
 def _fp8_gemm_fake(
@@ -207,18 +199,18 @@ def fp8_gemm(
     kernelgen_ops.available()["fp8_gemm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _fp8_gemm_op(a, a_scale, b, b_scale)
-    _contracts.check_fp8_gemm(a, a_scale, b, b_scale)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_fp8_gemm(a, a_scale, b, b_scale)
-    if _runtime.use_torch("fp8_gemm", dims, routed=False):
-        return _contracts.torch_fp8_gemm(a, a_scale, b, b_scale)
-    return _fp8_gemm.fp8_gemm(a, a_scale, b, b_scale)
+    return _fp8_gemm_call(a, a_scale, b, b_scale)
 
 
 # fused_moe: tune run 20261203-092552-agent-844f/r01-c01-tuned on NVIDIA H200, 25.79x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_fused_moe_call = _calls.Call("fused_moe", _contracts, _fused_moe)
+
+
 def _fused_moe_impl(
     x: torch.Tensor,
     w1: torch.Tensor,
@@ -226,11 +218,7 @@ def _fused_moe_impl(
     topk_weights: torch.Tensor,
     topk_ids: torch.Tensor,
 ) -> torch.Tensor:
-    _contracts.check_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    dims = _contracts.dims_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    if _runtime.use_torch("fused_moe", dims, routed=False):
-        return _contracts.torch_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    return _fused_moe.fused_moe(x, w1, w2, topk_weights, topk_ids)
+    return _fused_moe_call(x, w1, w2, topk_weights, topk_ids)
 
 
 def _fused_moe_fake(
@@ -264,24 +252,20 @@ def fused_moe(
     kernelgen_ops.available()["fused_moe"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _fused_moe_op(x, w1, w2, topk_weights, topk_ids)
-    _contracts.check_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    if _runtime.use_torch("fused_moe", dims, routed=False):
-        return _contracts.torch_fused_moe(x, w1, w2, topk_weights, topk_ids)
-    return _fused_moe.fused_moe(x, w1, w2, topk_weights, topk_ids)
+    return _fused_moe_call(x, w1, w2, topk_weights, topk_ids)
 
 
 # hadamard: agent run 20261202-090420-agent-ef70/r03-c01 on NVIDIA H200, 1.40x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_hadamard_call = _calls.Call("hadamard", _contracts, _hadamard)
+
+
 def _hadamard_impl(x: torch.Tensor) -> torch.Tensor:
-    _contracts.check_hadamard(x)
-    dims = _contracts.dims_hadamard(x)
-    if _runtime.use_torch("hadamard", dims, routed=False):
-        return _contracts.torch_hadamard(x)
-    return _hadamard.hadamard(x)
+    return _hadamard_call(x)
 
 
 def _hadamard_fake(x: torch.Tensor) -> torch.Tensor:
@@ -305,24 +289,20 @@ def hadamard(x: torch.Tensor) -> torch.Tensor:
     kernelgen_ops.available()["hadamard"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _hadamard_op(x)
-    _contracts.check_hadamard(x)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_hadamard(x)
-    if _runtime.use_torch("hadamard", dims, routed=False):
-        return _contracts.torch_hadamard(x)
-    return _hadamard.hadamard(x)
+    return _hadamard_call(x)
 
 
 # rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_rms_norm_call = _calls.Call("rms_norm", _contracts, _rms_norm)
+
+
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
-    _contracts.check_rms_norm(x, weight, eps)
-    dims = _contracts.dims_rms_norm(x, weight, eps)
-    if _runtime.use_torch("rms_norm", dims, routed=False):
-        return _contracts.torch_rms_norm(x, weight, eps)
-    return _rms_norm.rms_norm(x, weight, eps)
+    return _rms_norm_call(x, weight, eps)
 
 
 def _rms_norm_fake(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
@@ -344,24 +324,20 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     kernelgen_ops.available()["rms_norm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _rms_norm_op(x, weight, eps)
-    _contracts.check_rms_norm(x, weight, eps)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_rms_norm(x, weight, eps)
-    if _runtime.use_torch("rms_norm", dims, routed=False):
-        return _contracts.torch_rms_norm(x, weight, eps)
-    return _rms_norm.rms_norm(x, weight, eps)
+    return _rms_norm_call(x, weight, eps)
 
 
 # router_gemm: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 3.01x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_router_gemm_call = _calls.Call("router_gemm", _contracts, _router_gemm)
+
+
 def _router_gemm_impl(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    _contracts.check_router_gemm(x, w)
-    dims = _contracts.dims_router_gemm(x, w)
-    if _runtime.use_torch("router_gemm", dims, routed=False):
-        return _contracts.torch_router_gemm(x, w)
-    return _router_gemm.router_gemm(x, w)
+    return _router_gemm_call(x, w)
 
 
 def _router_gemm_fake(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -383,24 +359,20 @@ def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     kernelgen_ops.available()["router_gemm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _router_gemm_op(x, w)
-    _contracts.check_router_gemm(x, w)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_router_gemm(x, w)
-    if _runtime.use_torch("router_gemm", dims, routed=False):
-        return _contracts.torch_router_gemm(x, w)
-    return _router_gemm.router_gemm(x, w)
+    return _router_gemm_call(x, w)
 
 
 # silu_and_mul: the seed on NVIDIA H200, 1.32x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_silu_and_mul_call = _calls.Call("silu_and_mul", _contracts, _silu_and_mul)
+
+
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
-    _contracts.check_silu_and_mul(x)
-    dims = _contracts.dims_silu_and_mul(x)
-    if _runtime.use_torch("silu_and_mul", dims, routed=False):
-        return _contracts.torch_silu_and_mul(x)
-    return _silu_and_mul.silu_and_mul(x)
+    return _silu_and_mul_call(x)
 
 
 def _silu_and_mul_fake(x: torch.Tensor) -> torch.Tensor:
@@ -420,24 +392,20 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     Kernel: the seed on NVIDIA H200, 1.32x vs eager; see kernelgen_ops.available()["silu_and_mul"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _silu_and_mul_op(x)
-    _contracts.check_silu_and_mul(x)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_silu_and_mul(x)
-    if _runtime.use_torch("silu_and_mul", dims, routed=False):
-        return _contracts.torch_silu_and_mul(x)
-    return _silu_and_mul.silu_and_mul(x)
+    return _silu_and_mul_call(x)
 
 
 # softmax: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_softmax_call = _calls.Call("softmax", _contracts, _softmax)
+
+
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
-    _contracts.check_softmax(x)
-    dims = _contracts.dims_softmax(x)
-    if _runtime.use_torch("softmax", dims, routed=False):
-        return _contracts.torch_softmax(x)
-    return _softmax.softmax(x)
+    return _softmax_call(x)
 
 
 def _softmax_fake(x: torch.Tensor) -> torch.Tensor:
@@ -458,18 +426,18 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _softmax_op(x)
-    _contracts.check_softmax(x)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_softmax(x)
-    if _runtime.use_torch("softmax", dims, routed=False):
-        return _contracts.torch_softmax(x)
-    return _softmax.softmax(x)
+    return _softmax_call(x)
 
 
 # sparse_attn: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 15.11x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_sparse_attn_call = _calls.Call("sparse_attn", _contracts, _sparse_attn)
+
+
 def _sparse_attn_impl(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -477,11 +445,7 @@ def _sparse_attn_impl(
     indices: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    _contracts.check_sparse_attn(q, k, v, indices, scale)
-    dims = _contracts.dims_sparse_attn(q, k, v, indices, scale)
-    if _runtime.use_torch("sparse_attn", dims, routed=False):
-        return _contracts.torch_sparse_attn(q, k, v, indices, scale)
-    return _sparse_attn.sparse_attn(q, k, v, indices, scale)
+    return _sparse_attn_call(q, k, v, indices, scale)
 
 
 def _sparse_attn_fake(
@@ -516,24 +480,20 @@ def sparse_attn(
     kernelgen_ops.available()["sparse_attn"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _sparse_attn_op(q, k, v, indices, scale)
-    _contracts.check_sparse_attn(q, k, v, indices, scale)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_sparse_attn(q, k, v, indices, scale)
-    if _runtime.use_torch("sparse_attn", dims, routed=False):
-        return _contracts.torch_sparse_attn(q, k, v, indices, scale)
-    return _sparse_attn.sparse_attn(q, k, v, indices, scale)
+    return _sparse_attn_call(q, k, v, indices, scale)
 
 
 # topk: agent run 20261202-134854-agent-990b/r06-c01 on NVIDIA H200, 1.60x vs eager
+# The contract, the dispatch and the launcher, answered once per key (_calls.py).
+_topk_call = _calls.Call("topk", _contracts, _topk)
+
+
 def _topk_impl(x: torch.Tensor, k: int) -> torch.Tensor:
-    _contracts.check_topk(x, k)
-    dims = _contracts.dims_topk(x, k)
-    if _runtime.use_torch("topk", dims, routed=False):
-        return _contracts.torch_topk(x, k)
-    return _topk.topk(x, k)
+    return _topk_call(x, k)
 
 
 def _topk_fake(x: torch.Tensor, k: int) -> torch.Tensor:
@@ -556,12 +516,8 @@ def topk(x: torch.Tensor, k: int) -> torch.Tensor:
     kernelgen_ops.available()["topk"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
-    # launcher is called directly, which skips the dispatcher's per-call overhead.
+    # call goes to the launcher directly, which skips the dispatcher's per-call overhead. Torch's
+    # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _topk_op(x, k)
-    _contracts.check_topk(x, k)
-    # Torch's op where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
-    dims = _contracts.dims_topk(x, k)
-    if _runtime.use_torch("topk", dims, routed=False):
-        return _contracts.torch_topk(x, k)
-    return _topk.topk(x, k)
+    return _topk_call(x, k)

@@ -1,8 +1,12 @@
 """Launch plans: a launcher's repeat calls replayed as its allocations and compiled launches.
 
-Hand-written and shipped with the library. Off unless KERNELGEN_OPS_PLANS=1 when kernelgen_ops is
-imported: it is tested on CPU against a pretend GPU, not yet on a GPU, and it assumes of a launcher
-what the judge does not check yet (below). Off, nothing is installed and a call costs nothing more.
+Hand-written and shipped with the library. On unless KERNELGEN_OPS_PLANS=0 when kernelgen_ops is
+imported (or set_enabled(False)): tested on CPU against a pretend GPU (generated/tests/
+test_plans.py, test_calls.py) and on the H200 (the same files' gpu tests: replays bit-equal to
+the launcher, and inside a CUDA graph). It assumes of a launcher what the judge does not check
+yet (below). Off, nothing is installed and a call costs nothing more. The public call
+(_calls.py) keeps its own plans, under its key; Planned, over the module's launcher, serves the
+calls that reach the launcher directly (routed torch calls, _routing.py).
 
 Why. On the H200 a decode call of kernelgen_ops.softmax costs 27.8 us of host time against torch
 eager's 11.0 (scripts/host_overhead.py, 2026-12-03), and a lean launch (_launch.py) saves only the
@@ -38,21 +42,20 @@ shape, strides and data_ptr() % 16 (Triton specializes on that alignment); ints,
 strings and None by value. Anything else is never planned.
 """
 
-import contextlib
 import functools
 import os
 import threading
-from collections.abc import Iterator
-from types import FunctionType, ModuleType
+from types import FunctionType
 from typing import Any
 
 import torch
 
 from . import _launch
 
-_enabled = os.environ.get("KERNELGEN_OPS_PLANS", "0") == "1"
+_enabled = os.environ.get("KERNELGEN_OPS_PLANS", "1") != "0"
 MAX_PLANS = 256  # per launcher; past that, calls that need a new plan run the launcher as is
 _MISSING = object()
+_CUDA = torch.cuda.is_available()  # without it (CPU, the interpreter) there is no current device
 _SCALARS = (int, float, bool, str, type(None))
 _ALLOCATIONS = frozenset(
     {
@@ -85,25 +88,6 @@ def install(namespace: dict[str, Any]) -> None:
     if type(launcher) is not FunctionType or not _only_lean(namespace):
         return
     namespace[op] = Planned(launcher, namespace)
-
-
-@contextlib.contextmanager
-def trial(module: ModuleType) -> Iterator["Planned"]:
-    """Plans for one operator module within a block, whatever KERNELGEN_OPS_PLANS said at import,
-    and the module's launcher as it was afterwards: to measure replays against the launcher as
-    shipped (scripts/host_cost_cpu.py, scripts/host_overhead.py --plans)."""
-    global _enabled
-    namespace = vars(module)
-    op = module.__name__.rpartition(".")[2]
-    launcher = namespace[op]
-    if not isinstance(launcher, Planned) and not (_launch.ACTIVE and _only_lean(namespace)):
-        raise ValueError(f"{module.__name__}: its kernels do not all launch lean; no plans")
-    planned = launcher if isinstance(launcher, Planned) else Planned(launcher, namespace)
-    before, namespace[op], _enabled = _enabled, planned, True
-    try:
-        yield planned
-    finally:
-        namespace[op], _enabled = launcher, before
 
 
 def _only_lean(namespace: dict[str, Any]) -> bool:
@@ -195,8 +179,7 @@ class Planned:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         launcher = self.__wrapped__
-        # CHECK (tests) asks Triton's binder at every lean launch, which a replay does not make.
-        if not _enabled or kwargs or not _launch._enabled or _launch.CHECK:
+        if kwargs or not replays():
             return launcher(*args, **kwargs)
         key = _key(args)
         if key is None:
@@ -207,42 +190,67 @@ class Planned:
         if plan is _MISSING:
             if len(self._plans) >= MAX_PLANS:
                 return launcher(*args)
-            out, self._plans[key] = self._record(args)
+            out, self._plans[key] = record(launcher, self._namespace, args)
             return out
-        return _replay(plan, args, launcher)
+        out = replay(plan, args)
+        return launcher(*args) if out is NOT_REPLAYED else out
 
-    def _record(self, args: tuple) -> tuple[Any, _Plan | None]:
-        kernels = [v for v in self._namespace.values() if isinstance(v, _launch.LeanKernel)]
-        seen: list[tuple] = []
-        others: list[int] = []  # launches another thread made meanwhile: then no plan
-        me = threading.get_ident()
+
+def replays() -> bool:
+    """Whether a plan may stand for a call now: plans on, lean launches on, and not CHECK (tests),
+    which asks Triton's binder at every lean launch, which a replay does not make."""
+    return _enabled and _launch._enabled and not _launch.CHECK
+
+
+def plannable(namespace: dict[str, Any], launcher: Any) -> bool:
+    """A plain function of a module whose kernels all launch lean (see _only_lean)."""
+    return _launch.ACTIVE and type(launcher) is FunctionType and _only_lean(namespace)
+
+
+def record(launcher: Any, namespace: dict[str, Any], args: tuple) -> tuple[Any, "_Plan | None"]:
+    """Call the launcher once, watched: its output and the plan of the call, or None where the
+    call cannot be replayed (see the top of this module)."""
+    kernels = [v for v in namespace.values() if isinstance(v, _launch.LeanKernel)]
+    seen: list[tuple] = []
+    others: list[int] = []  # launches another thread made meanwhile: then no plan
+    me = threading.get_ident()
+    for kernel in kernels:
+
+        def watched(grid, a, kw, kernel=kernel, launch=kernel._launch):  # noqa: ANN001
+            compiled = launch(grid, a, kw)
+            if threading.get_ident() == me:
+                seen.append((kernel, grid, a, kw))
+            else:
+                others.append(1)
+            return compiled
+
+        kernel._launch = watched  # an instance attribute over LeanKernel._launch
+    watch = _watch_class()()
+    try:
+        with watch:
+            out = launcher(*args)
+    finally:
         for kernel in kernels:
-
-            def record(grid, a, kw, kernel=kernel, launch=kernel._launch):  # noqa: ANN001
-                compiled = launch(grid, a, kw)
-                if threading.get_ident() == me:
-                    seen.append((kernel, grid, a, kw))
-                else:
-                    others.append(1)
-                return compiled
-
-            kernel._launch = record  # an instance attribute over LeanKernel._launch
-        watch = _watch_class()()
-        try:
-            with watch:
-                out = self.__wrapped__(*args)
-        finally:
-            for kernel in kernels:
-                del kernel._launch
-        return out, None if others else _plan(args, watch, seen, out)
+            del kernel._launch
+    return out, None if others else _plan(args, watch, seen, out)
 
 
-def _key(args: tuple) -> tuple | None:
-    key: list[Any] = [_launch._current_device()]
+def key(args: tuple, grad_enabled: bool) -> tuple | None:
+    """The key of a public call (_calls.py): the launcher's key (_key), with what the contract
+    checks read beyond it: grad mode, and per tensor whether it wants a gradient and is a
+    negated view. None for arguments no key is made for."""
+    return _key(args, grad_enabled)
+
+
+def _key(args: tuple, grad_enabled: bool | None = None) -> tuple | None:
+    device = _launch._current_device() if _CUDA else -1
+    key: list[Any] = [device] if grad_enabled is None else [device, grad_enabled]
     for a in args:
         kind = type(a)
         if kind is torch.Tensor or kind is torch.nn.Parameter:
             key += (kind, a.dtype, a.device, a.shape, a.stride(), a.data_ptr() & 15)
+            if grad_enabled is not None:
+                key += (a.requires_grad, a.is_neg())
         elif kind in _SCALARS:
             key += (kind, a)
         else:
@@ -336,9 +344,15 @@ def _plain(jit: Any) -> bool:
     return not jit.pre_run_hooks and (not jit.used_global_vals or _launch._globals_kept(jit))
 
 
-def _replay(plan: _Plan, args: tuple, launcher: Any) -> Any:
+NOT_REPLAYED = object()  # replay's answer where the process asks for the launcher itself
+
+
+def replay(plan: _Plan, args: tuple) -> Any:
+    """The plan's allocations and launches with this call's pointers, and its outputs; or
+    NOT_REPLAYED when a launch hook, a replaced JITFunction.run or a kernel's changed globals
+    ask for the launcher (what a lean launch would step aside for)."""
     if not (_hooks_empty() and all(_plain(launch.jit) for launch in plan.launches)):
-        return launcher(*args)
+        return NOT_REPLAYED
     sources = [a for a in args if isinstance(a, torch.Tensor)]
     for size, stride, dtype, device in plan.allocations:
         sources.append(torch.empty_strided(size, stride, dtype=dtype, device=device))

@@ -64,3 +64,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def device() -> str:
     return DEVICE
+
+
+@pytest.fixture
+def pretend(monkeypatch: pytest.MonkeyPatch):
+    """test_launch's pretend GPU as Triton's active driver and _launch's device and stream."""
+    from test_launch import Pretend
+    from triton.runtime.driver import driver
+
+    from kernelgen_ops import _launch
+
+    fake = Pretend()
+    monkeypatch.setattr(driver, "_active", fake)
+    monkeypatch.setattr(_launch, "_current_device", lambda: fake.device)
+    monkeypatch.setattr(_launch, "_current_stream", fake.get_current_stream)
+    return fake

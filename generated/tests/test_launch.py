@@ -21,7 +21,7 @@ from triton.runtime.driver import driver
 from triton.runtime.jit import JITFunction
 
 import kernelgen_ops
-from kernelgen_ops import _launch, _runtime
+from kernelgen_ops import _launch, _plans, _runtime
 
 OPS = ("softmax", "rms_norm", "silu_and_mul")
 pytestmark = pytest.mark.skipif(not _launch.ACTIVE, reason="lean launches are off on this Triton")
@@ -452,7 +452,13 @@ def _launcher_with_pretend_kernels(op: str, pretend: Pretend, monkeypatch) -> An
     for name, kernel in _kernels(op).items():
         fn = kernel.jit.fn if isinstance(kernel, _launch.LeanKernel) else kernel.fn
         monkeypatch.setattr(module, name, _launch.LeanKernel(pretend.jit(fn)))
-    return getattr(module, op)
+    return raw_launcher(module, op)
+
+
+def raw_launcher(module: Any, op: str) -> Any:
+    """The module's launcher itself, under the Planned wrapper that plans put over it."""
+    launcher = getattr(module, op)
+    return launcher.__wrapped__ if isinstance(launcher, _plans.Planned) else launcher
 
 
 def _inputs(op: str) -> list[tuple]:

@@ -6,11 +6,21 @@ and the stand-in compiled kernels record the arguments of every launch, lean or 
 """
 
 import importlib
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 import torch
-from test_launch import OPS, Pretend, _inputs, _launcher_with_pretend_kernels, _scale_kernel
+from test_launch import (
+    OPS,
+    Pretend,
+    _inputs,
+    _launcher_with_pretend_kernels,
+    _scale_kernel,
+    raw_launcher,
+)
 from triton import knobs
 
 from kernelgen_ops import _launch, _plans
@@ -22,17 +32,6 @@ pytestmark = pytest.mark.skipif(not _launch.ACTIVE, reason="lean launches are of
 def _plans_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_launch, "_enabled", True)
     monkeypatch.setattr(_plans, "_enabled", True)
-
-
-@pytest.fixture
-def pretend(monkeypatch: pytest.MonkeyPatch):
-    from triton.runtime.driver import driver
-
-    fake = Pretend()
-    monkeypatch.setattr(driver, "_active", fake)
-    monkeypatch.setattr(_launch, "_current_device", lambda: fake.device)
-    monkeypatch.setattr(_launch, "_current_stream", fake.get_current_stream)
-    return fake
 
 
 def _copy(args: tuple) -> tuple:
@@ -187,28 +186,22 @@ def test_a_view_of_an_allocation_is_returned_as_that_view(pretend: Pretend) -> N
     assert pretend.launches[0][9] == out.data_ptr()  # the kernel wrote where the view starts
 
 
-def test_a_trial_puts_the_launcher_back(pretend: Pretend, monkeypatch) -> None:
-    module = importlib.import_module("kernelgen_ops.softmax")
-    launcher = _launcher_with_pretend_kernels("softmax", pretend, monkeypatch)
-    monkeypatch.setattr(_plans, "_enabled", False)
-    with _plans.trial(module) as planned:
-        assert module.softmax is planned and planned.__wrapped__ is launcher
-        assert _plans.enabled()
-        x = torch.randn(2, 100)
-        planned(x)
-        assert list(planned._plans.values())[0] is not None
-    assert module.softmax is launcher and not _plans.enabled()
-    monkeypatch.setattr(module, "_softmax_rows_kernel", pretend.jit(_scale_kernel))
-    with pytest.raises(ValueError, match="do not all launch lean"), _plans.trial(module):
-        pass
-
-
-def test_off_by_default_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_off_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_plans, "_enabled", False)
     ns = {"__name__": "kernelgen_ops.softmax", "softmax": lambda x: x}
     _plans.install(ns)
     assert not isinstance(ns["softmax"], _plans.Planned)
-    assert not isinstance(importlib.import_module("kernelgen_ops.softmax").softmax, _plans.Planned)
+
+
+def test_on_unless_switched_off_at_import() -> None:
+    code = "from kernelgen_ops import _plans; print(_plans.enabled())"
+    env = {k: v for k, v in os.environ.items() if k != "KERNELGEN_OPS_PLANS"}
+    for value, want in ((None, "True"), ("0", "False"), ("1", "True")):
+        run_env = env if value is None else {**env, "KERNELGEN_OPS_PLANS": value}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=run_env, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.strip() == want, (value, out.stderr[-500:])
 
 
 def _cuda_copy(args: tuple) -> tuple:
@@ -228,7 +221,7 @@ def test_replays_compute_what_the_launcher_computes(op: str) -> None:
     from test_launch import _gpu_inputs
 
     module = importlib.import_module(f"kernelgen_ops.{op}")
-    planned = _plans.Planned(getattr(module, op), vars(module))
+    planned = _plans.Planned(raw_launcher(module, op), vars(module))
     launcher = planned.__wrapped__
     for args in _gpu_inputs(op, torch.bfloat16):
         planned(*args)  # recorded

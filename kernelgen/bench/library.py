@@ -95,6 +95,7 @@ class LibraryBench(_Model):
     budget_s: float
     environment: dict[str, str | bool | None] = Field(default_factory=dict)
     lean_launches: bool | None = Field(None, description="lean launches on in the workers")
+    launch_plans: bool | None = Field(None, description="launch plans (_plans.py) on in workers")
     workers: list[Worker] = Field(default_factory=list)
     availability: list[Availability] = Field(default_factory=list)
     measurements: list[Measurement] = Field(default_factory=list)
