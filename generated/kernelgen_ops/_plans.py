@@ -37,9 +37,10 @@ shapes, strides, dtypes and their tuned tables (a function of the device and the
 it for every candidate (two watched calls under different keys' facets agree) is the judge's
 part, and not built yet.
 
-The key: the current device, and per argument its exact type and, for tensors, dtype, device,
-shape, strides and data_ptr() % 16 (Triton specializes on that alignment); ints, floats, bools,
-strings and None by value. Anything else is never planned.
+The key: the current device, and per argument: for a plain tensor (torch.Tensor or nn.Parameter,
+no other subclass) its dtype, device, shape, strides and data_ptr() % 16 (Triton specializes on
+that alignment); ints, floats, bools, strings and None by type and value. Anything else is never
+planned.
 """
 
 import functools
@@ -56,6 +57,8 @@ _enabled = os.environ.get("KERNELGEN_OPS_PLANS", "1") != "0"
 MAX_PLANS = 256  # per launcher; past that, calls that need a new plan run the launcher as is
 _MISSING = object()
 _CUDA = torch.cuda.is_available()  # without it (CPU, the interpreter) there is no current device
+_TENSOR, _PARAMETER = torch.Tensor, torch.nn.Parameter
+_empty_strided = torch.empty_strided
 _SCALARS = (int, float, bool, str, type(None))
 _ALLOCATIONS = frozenset(
     {
@@ -150,13 +153,18 @@ class _Launch:
 class _Plan:
     """What a call does, as allocations (size, stride, dtype, device), launches and the outputs:
     (source index, None, None, 0) for a source itself, else (source index, size, stride, elements
-    past the source's first) for a view of one."""
+    past the source's first) for a view of one. Sources are the call's tensors, at `inputs` (their
+    positions among the arguments), then the allocations."""
 
-    __slots__ = ("allocations", "launches", "outputs", "kind")
+    __slots__ = ("inputs", "allocations", "launches", "jits", "outputs", "kind", "whole")
 
-    def __init__(self, allocations, launches, outputs, kind) -> None:  # noqa: ANN001
-        self.allocations, self.launches = allocations, launches
+    def __init__(self, inputs, allocations, launches, outputs, kind) -> None:  # noqa: ANN001
+        self.inputs, self.allocations, self.launches = inputs, allocations, launches
+        self.jits = tuple({id(launch.jit): launch.jit for launch in launches}.values())
         self.outputs, self.kind = outputs, kind  # kind: torch.Tensor, tuple or list
+        # The one output a source as it is (softmax, rms_norm, silu_and_mul): returned as it is.
+        one = kind is torch.Tensor and outputs[0][1] is None
+        self.whole = outputs[0][0] if one else None
 
 
 class Planned:
@@ -243,19 +251,29 @@ def key(args: tuple, grad_enabled: bool) -> tuple | None:
 
 
 def _key(args: tuple, grad_enabled: bool | None = None) -> tuple | None:
-    device = _launch._current_device() if _CUDA else -1
-    key: list[Any] = [device] if grad_enabled is None else [device, grad_enabled]
+    parts: list[Any] = [_launch._current_device() if _CUDA else -1, grad_enabled]
     for a in args:
         kind = type(a)
-        if kind is torch.Tensor or kind is torch.nn.Parameter:
-            key += (kind, a.dtype, a.device, a.shape, a.stride(), a.data_ptr() & 15)
-            if grad_enabled is not None:
-                key += (a.requires_grad, a.is_neg())
+        if kind is _TENSOR or kind is _PARAMETER:  # one kind: a Parameter is a plain tensor
+            if grad_enabled is None:
+                parts.append((a.dtype, a.device, a.shape, a.stride(), a.data_ptr() & 15))
+            else:
+                parts.append(
+                    (
+                        a.dtype,
+                        a.device,
+                        a.shape,
+                        a.stride(),
+                        a.data_ptr() & 15,
+                        a.requires_grad,
+                        a.is_neg(),
+                    )
+                )
         elif kind in _SCALARS:
-            key += (kind, a)
+            parts.append((kind, a))  # the kind too: 1, 1.0 and True are equal keys otherwise
         else:
             return None
-    return tuple(key)
+    return tuple(parts)
 
 
 def _extent(t: torch.Tensor) -> tuple[int, int]:
@@ -324,7 +342,8 @@ def _plan(args: tuple, watch: Any, seen: list[tuple], out: Any) -> _Plan | None:
         else:
             outputs.append((where[0], tuple(r.shape), r.stride(), elements))
     allocations = [(tuple(t.shape), t.stride(), t.dtype, t.device) for t in watch.allocated]
-    return _Plan(allocations, launches, outputs, kind)
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor))
+    return _Plan(positions, allocations, launches, outputs, kind)
 
 
 def _hooks_empty() -> bool:
@@ -339,30 +358,31 @@ def _hooks_empty() -> bool:
     )
 
 
-def _plain(jit: Any) -> bool:
-    """What a lean launch asks of one kernel: no pre-run hooks, its globals unchanged."""
-    return not jit.pre_run_hooks and (not jit.used_global_vals or _launch._globals_kept(jit))
-
-
 NOT_REPLAYED = object()  # replay's answer where the process asks for the launcher itself
 
 
 def replay(plan: _Plan, args: tuple) -> Any:
     """The plan's allocations and launches with this call's pointers, and its outputs; or
     NOT_REPLAYED when a launch hook, a replaced JITFunction.run or a kernel's changed globals
-    ask for the launcher (what a lean launch would step aside for)."""
-    if not (_hooks_empty() and all(_plain(launch.jit) for launch in plan.launches)):
+    ask for the launcher (what a lean launch would step aside for). Every call pays this, so
+    the plan holds what can be computed once (see _Plan)."""
+    if not _hooks_empty():
         return NOT_REPLAYED
-    sources = [a for a in args if isinstance(a, torch.Tensor)]
+    for jit in plan.jits:
+        if jit.pre_run_hooks or (jit.used_global_vals and not _launch._globals_kept(jit)):
+            return NOT_REPLAYED
+    sources = [args[i] for i in plan.inputs]
     for size, stride, dtype, device in plan.allocations:
-        sources.append(torch.empty_strided(size, stride, dtype=dtype, device=device))
+        sources.append(_empty_strided(size, stride, dtype=dtype, device=device))
     stream = _launch._current_stream(_launch._current_device())
     for launch in plan.launches:
-        full = list(launch.template)
+        full = launch.template.copy()
         for position, index, offset in launch.pointers:
             full[position] = sources[index].data_ptr() + offset
         gx, gy, gz = launch.grid
         launch.run(gx, gy, gz, stream, launch.function, launch.metadata, None, None, None, *full)
+    if plan.whole is not None:
+        return sources[plan.whole]
     outs = [
         sources[i]
         if size is None
