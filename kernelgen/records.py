@@ -250,6 +250,12 @@ class BenchRecord(_Record):
         "(the op as torch users call it) or the reference itself; None: no peers, or a record "
         "older than this field (those ran the reference)",
     )
+    launch: Literal["as written", "kernelgen_ops"] | None = Field(
+        None,
+        description="how the contenders were launched: as their sources launch them, or as "
+        "kernelgen_ops ships a kernel (lean launches and launch plans: the library's host time); "
+        "None: a record older than this field (as written)",
+    )
 
 
 class PromoteBench(_Record):

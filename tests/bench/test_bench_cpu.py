@@ -162,6 +162,53 @@ def test_compile_facts_reads_the_compiled_kernels(tmp_path: Path) -> None:
     assert p.registers is None and p.shared_bytes == 0  # not loaded yet: no register count
 
 
+_LAUNCHER = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _copy_kernel(y_ptr, x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def softmax(x):
+    y = torch.empty_like(x)
+    _copy_kernel[(triton.cdiv(x.numel(), 128),)](y, x, x.numel(), BLOCK=128)
+    return y
+"""
+
+
+def test_as_shipped_launches_a_candidate_as_the_library_does(tmp_path: Path) -> None:
+    """The bench times a contender's host path as kernelgen_ops would ship it: its kernels lean,
+    its launcher replaying plans; compile_facts still finds the kernels under the lean ones."""
+    from triton.runtime.jit import JITFunction
+
+    from kernelgen.bench.worker import as_shipped
+
+    (tmp_path / "cand.py").write_text(_LAUNCHER)
+    module = load_module(tmp_path / "cand.py", "kernelgen_test_as_shipped")
+    if not isinstance(module._copy_kernel, JITFunction):
+        pytest.skip("triton.jit runs interpreted here (TRITON_INTERPRET=1)")
+    from kernelgen_ops import _launch, _plans
+
+    if not _launch.ACTIVE:
+        pytest.skip("lean launches are off on this Triton")
+    fn = module.softmax
+    shipped = as_shipped(module, fn, "softmax")
+    assert isinstance(module._copy_kernel, _launch.LeanKernel)
+    if _plans.replays():
+        assert isinstance(shipped, _plans.Planned) and shipped.__wrapped__ is fn
+    else:
+        assert shipped is fn
+    module._copy_kernel.jit.device_caches[0] = (
+        {"k": SimpleNamespace(metadata=SimpleNamespace(shared=0, num_warps=4, num_stages=3))},
+    )
+    assert [f.kernel for f in compile_facts(module)] == ["_copy_kernel"]
+
+
 def _tiny_record(label: str) -> BenchRecord:
     env = Environment(
         device="cuda", torch="2.11.0", triton="3.6.0", python="3.12", host="h", interpreter=False
@@ -280,6 +327,7 @@ def test_run_bench_builds_one_record_per_contender(
     assert fast.geomean_seed == pytest.approx(1.5) and fast.geomean_eager == pytest.approx(3.0)
     assert row.bound == "launch" and row.suspect is None
     assert len(fast.sha256) == 64
+    assert fast.launch == "kernelgen_ops"  # host times as the library would ship it
 
     seed = records["seed"]
     assert seed.geomean_seed is None and seed.shapes[0].speedup_seed is None
