@@ -52,9 +52,12 @@ class DeviceOpt(str, Enum):
     cuda = "cuda"
 
 
-def _device(device: DeviceOpt | None) -> str:
+def _device(device: DeviceOpt | None, ray: str | None = None) -> str:
     from kernelgen.env import default_device
 
+    if ray is not None:
+        # The cluster's GPUs judge, not this host's: cuda unless asked otherwise.
+        return device.value if device is not None else "cuda"
     if device is None:
         return default_device()
     if device.value == "cuda":
@@ -78,11 +81,56 @@ def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last 
         out.print(views.ops_table(rows))
 
 
+GpusOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--gpus",
+        help="N or all: one evaluation worker per GPU, each judging in sandboxes of its own "
+        "(on --device cpu: N interpreter workers)",
+    ),
+]
+RayOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        help="ADDRESS or auto: the workers as Ray actors (num_gpus=1) on an existing cluster; "
+        "needs pip install 'kernelgen[ray]'",
+    ),
+]
+
+
+def _workers(gpus: str | None, ray: str | None, device: str) -> None:
+    """Bad --gpus / --ray values fail here, in one line, before anything starts."""
+    if gpus is not None:
+        from kernelgen.workers import local_slots, parse_gpus
+
+        if ray is None:
+            local_slots(gpus, device)
+        else:
+            parse_gpus(gpus, device)
+    if ray is not None:
+        from kernelgen.ray_pool import _ray
+
+        _ray()  # not installed -> the one line that says how
+
+
+def _verdicts_table(verdicts: list[Any]) -> Table:
+    t = Table(title=f"{sum(v.accepted for v in verdicts)} of {len(verdicts)} accepted")
+    t.add_column("file", overflow="fold")
+    for col in ("outcome", "category", "worker's device", "seconds"):
+        t.add_column(col)
+    for v in verdicts:
+        env = v.environment
+        where = (env.gpu or env.device) if env is not None else v.device
+        t.add_row(v.candidate, v.outcome or "", v.category or "", where, f"{v.seconds:.1f}")
+    return t
+
+
 @app.command()
 @clean_errors
 def verify(
     op: Annotated[str, typer.Argument(help="operator name, e.g. softmax")],
-    file: Annotated[Path, typer.Argument(help="candidate module")],
+    files: Annotated[list[Path], typer.Argument(help="candidate module(s)")],
     device: Annotated[DeviceOpt | None, typer.Option(help="default: cuda when present")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="the whole verdict as JSON")] = False,
     seed: Annotated[int | None, typer.Option(help="input seed (default: fresh)")] = None,
@@ -100,29 +148,45 @@ def verify(
             "(sm_90: the H200), which the interpreter cannot stand in for; none skips it"
         ),
     ] = "sm_90",
+    gpus: GpusOpt = None,
+    ray: RayOpt = None,
 ):
-    """Judge one candidate: exit 0 accepted (accepted-partial too: some cases not run), 1 rejected
-    (with category and reason), 2 usage."""
-    from kernelgen.verify import target, verify_candidate
+    """Judge candidates: exit 0 when all are accepted (accepted-partial too: some cases not
+    run), 1 when one is rejected (with category and reason), 2 usage. Several files are judged
+    at once over --gpus / --ray workers, else one after another."""
+    from kernelgen.verify import target
+    from kernelgen.verify_many import verify_files
 
     if gpu_target != "none" and gpu_target not in target.TARGETS:
         raise UsageError(
             f"--gpu-target {gpu_target!r}: expected none or one of {', '.join(target.TARGETS)}"
         )
-    verdict = verify_candidate(
+    dev = _device(device, ray)
+    _workers(gpus, ray, dev)
+    verdicts = verify_files(
         op,
-        file,
-        device=_device(device),
+        files,
+        device=dev,
         seed=seed,
         timeout_s=timeout,
         sanitize=sanitize,
         gpu_target=None if gpu_target == "none" else gpu_target,
+        gpus=gpus,
+        ray=ray,
     )
     if json_out:
-        emit_json(verdict.model_dump(mode="json"))
+        if len(verdicts) == 1:
+            emit_json(verdicts[0].model_dump(mode="json"))
+        else:
+            emit_json({"verdicts": [v.model_dump(mode="json") for v in verdicts]})
     else:
-        out.print(views.verdict_text(verdict))
-    raise typer.Exit(0 if verdict.accepted else 1)
+        for verdict in verdicts:
+            if len(verdicts) > 1:  # a rejection's text does not name its file
+                out.print(f"[bold]{verdict.candidate}[/bold]", soft_wrap=True)
+            out.print(views.verdict_text(verdict))
+        if len(verdicts) > 1:
+            out.print(_verdicts_table(verdicts))
+    raise typer.Exit(0 if all(v.accepted for v in verdicts) else 1)
 
 
 @app.command()
@@ -220,11 +284,15 @@ def optimize(
         str | None, typer.Option("--from", help="replay run id or files folder")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json")] = False,
+    gpus: GpusOpt = None,
+    ray: RayOpt = None,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
     from kernelgen.optimize import OptimizeOptions, optimize_op, resolve_ops
 
     names = resolve_ops(ops or [], all_ops, resume)
+    dev = _device(device, ray)
+    _workers(gpus, ray, dev)
     if resume:
         from kernelgen import agent
         from kernelgen.store import load_run
@@ -245,13 +313,15 @@ def optimize(
         rounds=rounds,
         candidates=candidates,
         repairs=repairs,
-        device=_device(device),
+        device=dev,
         max_tokens_total=max_tokens_total,
         max_cost_usd=max_cost,
         time_limit_s=time_limit,
         target_pct=target_pct,
         resume=resume,
         source=source,
+        gpus=gpus,
+        ray=ray,
     )
     for name in names:
         if json_out:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen import store, tuning
 from kernelgen.env import environment
@@ -30,6 +31,9 @@ from kernelgen.records import (
 )
 from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
 from kernelgen.verify import Evaluator, target, verify_candidate
+
+if TYPE_CHECKING:
+    from kernelgen.workers import Pool
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
@@ -69,6 +73,12 @@ class Loop:
     # The run's judge: ground truth, warm runners, compile cache and per-case deadlines, shared
     # by every candidate of the run; made on first use.
     evaluator: Evaluator | None = None
+    # --gpus / --ray: the workers that judge instead (loop_pool.py); this process stays the
+    # one writer of the store, its writes serialized by `lock`.
+    pool: Pool | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    asking: threading.Lock = field(default_factory=threading.Lock)
+    pool_state: Any = None
 
     # ---- state derived from the store -------------------------------------------------------
 
@@ -86,6 +96,12 @@ class Loop:
 
     def _save(
         self, rec: CandidateRecord, source: str | None = None, proposal: Proposal | None = None
+    ) -> None:
+        with self.lock:
+            self._save_locked(rec, source, proposal)
+
+    def _save_locked(
+        self, rec: CandidateRecord, source: str | None, proposal: Proposal | None
     ) -> None:
         store.save_candidate(
             self.op, self.run.id, rec, source, proposal.transcript if proposal else None
@@ -105,6 +121,9 @@ class Loop:
         return self.elapsed_at_start + time.monotonic() - self.started
 
     def _best_id(self) -> str | None:
+        if any(r.best_seq is not None for r in self.records):  # a pool's, out of order
+            bests = [r for r in self.records if r.became_best and r.best_seq is not None]
+            return max(bests, key=lambda r: r.best_seq or 0).id if bests else None
         best = None
         for rec in self.records:
             if rec.became_best:
@@ -212,7 +231,14 @@ class Loop:
             )
             self._save(rec)
             return rec
-        twin = self._twin(rec, proposal.source)
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            # A twin still being judged elsewhere is waited for; else this chain owns the
+            # source until its verdict is in (loop_pool.verify lets it go).
+            twin = loop_pool.twin(self, rec, proposal.source)
+        else:
+            twin = self._twin(rec, proposal.source)
         if twin is not None:
             # LLMs repeat themselves: the same source is judged (and timed) once per run.
             self.observer.event(f"{rec.id} is {twin.id} again: not judged twice")
@@ -233,6 +259,8 @@ class Loop:
             )
             self._save(rec)
             return rec
+        if self.pool is not None:
+            return loop_pool.verify(self, rec, proposal.source)
         path = store.candidate_path(self.op, self.run.id, rec.id)
         self.observer.event(f"verifying {rec.id}")
         verdict = verify_candidate(self.op, path, device=self.device, evaluator=self.judge_of_run())
@@ -293,9 +321,13 @@ class Loop:
         if rec.verdict is None:
             return f"{best} has no verdict"
         self.observer.event(f"running {best}'s small cases under compute-sanitizer")
-        failure, tools = self.judge_of_run().sanitize_only(
-            store.candidate_path(self.op, self.run.id, best)
-        )
+        path = store.candidate_path(self.op, self.run.id, best)
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            failure, tools = loop_pool.sanitize(self, best, path)
+        else:
+            failure, tools = self.judge_of_run().sanitize_only(path)
         verdict = rec.verdict.model_copy(update={"sanitized": tools})
         if failure is None:
             self._save(rec.model_copy(update={"verdict": verdict}))
@@ -313,12 +345,17 @@ class Loop:
         return f"{best}: {failure.category}: {failure.reason}"
 
     def close(self) -> None:
+        # The pool is its maker's (optimize.py) to close: a run does not own the workers.
         if self.evaluator is not None:
             self.evaluator.close()
             self.evaluator = None
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
         """Time an accepted candidate against the best, interleaved; keep it if it wins."""
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            return loop_pool.bench(self, rec)
         from kernelgen.bench import accepts, bench_files, speedup
 
         self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
@@ -336,8 +373,16 @@ class Loop:
                 "compile": mine.compile,
             }
         )
+        if wins and self.next_best_seq() is not None:  # a run a pool judged before
+            rec = rec.model_copy(update={"best_seq": self.next_best_seq()})
         self._save(rec)
         return rec
+
+    def next_best_seq(self) -> int | None:
+        """The best_seq a new best takes: None in a run no pool has judged (its best is the
+        last to become best in record order)."""
+        seqs = [r.best_seq for r in self.records if r.best_seq is not None]
+        return max(seqs) + 1 if seqs else None
 
     # ---- one round ---------------------------------------------------------------------------
 
@@ -374,8 +419,14 @@ class Loop:
             failed = self._stored_proposal(last)
             failure = f"{last.category}: {last.reason}"
             self.observer.event(f"asking for a repair of {last.id}")
-            fix = self.proposer.repair(self.context(round_no), failed, failure)
-            self._sync_usage()
+            # Chains judged side by side (a pool) ask one at a time, each with the history as
+            # it stands; the store's writes go on meanwhile.
+            with self.asking:
+                with self.lock:
+                    ctx = self.context(round_no)
+                fix = self.proposer.repair(ctx, failed, failure)
+                with self.lock:
+                    self._sync_usage()
             if fix is None:
                 return
             rec = self.new_record(
@@ -401,7 +452,12 @@ class Loop:
         from kernelgen.propose.tune import tune_source
 
         self.observer.event(f"tuning {parent.id}")
-        tuned = tune_source(self.spec, source)
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            tuned = tune_source(self.spec, source, timer=loop_pool.tuner(self.pool))
+        else:
+            tuned = tune_source(self.spec, source)
         if tuned is None or tuned.source == source:
             return
         rec = self.new_record(cid, round_no, parent.id, tuned, proposer="tune")
@@ -430,10 +486,16 @@ class Loop:
     def play_round(self, round_no: int) -> bool:
         """Returns False when the proposer had nothing more to offer."""
         chains = self.chains(round_no)
-        for chain in chains:
-            if self.out_of_budget():
-                return True
-            self.finish_chain(chain, round_no)
+        if self.pool is not None:  # every chain at once, over the pool's workers
+            from kernelgen import loop_pool
+
+            if chains and not self.out_of_budget():
+                loop_pool.finish_chains(self, chains, round_no)
+        else:
+            for chain in chains:
+                if self.out_of_budget():
+                    return True
+                self.finish_chain(chain, round_no)
         missing = self.budget.candidates - len(chains)
         if missing <= 0:
             return True
@@ -451,6 +513,11 @@ class Loop:
         ]
         # Proposals already paid for are judged even when the budget ran out meanwhile; the
         # budget stops the next request, not the judging of what arrived.
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            loop_pool.finish_chains(self, [[rec] for rec in records], round_no)
+            return True
         for rec in records:
             self.finish_chain([rec], round_no)
         return True
@@ -458,6 +525,10 @@ class Loop:
     def prepare(self) -> None:
         """What a run needs before its first round: on CUDA the seed's verdict (deadlines) and
         its timings (what the first candidate is benched and shown against)."""
+        if self.pool is not None:
+            from kernelgen import loop_pool
+
+            return loop_pool.prepare(self)
         if self.device == "cuda":
             # The seed is judged first: its times set the deadlines, and its compile ahead
             # covers the bench shapes, so the seed's benchmark below loads them from the cache.
@@ -560,6 +631,7 @@ def start(
     source: str | None = None,
     base_url: str | None = None,
     observer: Observer | None = None,
+    pool: Pool | None = None,
 ) -> Loop:
     spec = load_spec(op)
     settings = RunSettings(
@@ -576,20 +648,28 @@ def start(
         id=store.new_run_id(proposer.name),
         op=op,
         settings=settings,
-        environment=environment(device),
+        # A pool's figures are measured where its first worker is (a Ray driver may have no
+        # GPU of its own).
+        environment=pool.environment if pool is not None else environment(device),
         state="running",
     )
     store.save_run(run)
-    return _attach(spec, run, proposer, observer, [])
+    return _attach(spec, run, proposer, observer, [], pool)
 
 
-def resume(op: str, run_id: str, proposer: Proposer, observer: Observer | None = None) -> Loop:
+def resume(
+    op: str,
+    run_id: str,
+    proposer: Proposer,
+    observer: Observer | None = None,
+    pool: Pool | None = None,
+) -> Loop:
     spec = load_spec(op)
     run = store.load_run(op, run_id)
     records = store.load_candidates(op, run_id)
     run.state = "running"
     run.stopped = None
-    return _attach(spec, run, proposer, observer, records)
+    return _attach(spec, run, proposer, observer, records, pool)
 
 
 def _attach(
@@ -598,6 +678,7 @@ def _attach(
     proposer: Proposer,
     observer: Observer | None,
     records: list[CandidateRecord],
+    pool: Pool | None = None,
 ) -> Loop:
     return Loop(
         spec=spec,
@@ -607,6 +688,7 @@ def _attach(
         records=records,
         usage_at_start=run.usage,
         elapsed_at_start=run.elapsed_s,
+        pool=pool,
     )
 
 

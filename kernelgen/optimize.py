@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from kernelgen import loop, store
 from kernelgen.catalog import manifest
 from kernelgen.config import load_settings
-from kernelgen.errors import UsageError
+from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.propose.base import Proposer
 from kernelgen.records import Budget, CandidateRecord, Category, PromoteBench, RunRecord
 from kernelgen.spec import known_ops, load_spec
+
+if TYPE_CHECKING:
+    from kernelgen.workers import Pool
 
 
 class OptimizeOptions(BaseModel):
@@ -32,6 +36,8 @@ class OptimizeOptions(BaseModel):
     target_pct: float | None = None
     resume: str | None = None
     source: str | None = None
+    gpus: str | None = None  # --gpus N|all: one evaluation worker per GPU (workers.py)
+    ray: str | None = None  # --ray ADDRESS|auto: the workers as Ray actors (ray_pool.py)
 
 
 class CandidateSummary(BaseModel):
@@ -71,7 +77,11 @@ def resolve_ops(ops: list[str], all_ops: bool, resume: str | None) -> list[str]:
 
 
 def make_proposer(
-    name: str, op: str, options: OptimizeOptions, records: list[CandidateRecord]
+    name: str,
+    op: str,
+    options: OptimizeOptions,
+    records: list[CandidateRecord],
+    pool: Pool | None = None,
 ) -> Proposer:
     skip = loop.taken(records)
     if name == "llm":
@@ -108,7 +118,12 @@ def make_proposer(
     if name == "tune":
         from kernelgen.propose.tune import TuneProposer
 
-        return TuneProposer(load_spec(op), options.device, skip=skip)
+        timer = None
+        if pool is not None:
+            from kernelgen.loop_pool import tuner
+
+            timer = tuner(pool)
+        return TuneProposer(load_spec(op), options.device, skip=skip, timer=timer)
     if name == "agent":
         # An agent pushes its candidates (kernelgen agent submit): resuming asks it for nothing.
         from kernelgen.agent import AgentProposer
@@ -138,9 +153,56 @@ def default_proposer(options: OptimizeOptions) -> str:
     return "llm" if settings.llm_configured else "tune"
 
 
-def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> OptimizeSummary:
-    if options.resume:
-        run = store.load_run(op, options.resume)
+def open_workers(op: str, device: str, options: OptimizeOptions) -> Pool | None:
+    """The pool --gpus / --ray ask for, or None (one judge in this process, as before)."""
+    if options.gpus is None and options.ray is None:
+        return None
+    import random
+
+    from kernelgen import paths
+    from kernelgen.station import StationConfig
+    from kernelgen.verify import target
+    from kernelgen.workers import open_pool
+
+    config = StationConfig(
+        op=op,
+        device=device,  # type: ignore[arg-type]
+        seed=random.SystemRandom().randrange(2**31),
+        root=str(paths.root()),
+        # As the single-worker loop's judge: on CPU an accepted candidate is compiled for the
+        # H200 too.
+        gpu_target=target.DEFAULT if device == "cpu" else None,
+    )
+    return open_pool(config, gpus=options.gpus, ray=options.ray)
+
+
+def optimize_op(
+    op: str, options: OptimizeOptions, observer: loop.Observer, pool: Pool | None = None
+) -> OptimizeSummary:
+    """One operator's run. `pool` (tests, scripts) judges on given workers; without one,
+    --gpus / --ray open a pool for the run and close it after."""
+    run = store.load_run(op, options.resume) if options.resume else None
+    device = run.settings.device if run is not None else options.device
+    own = pool is None
+    if pool is None:
+        if options.gpus is not None or options.ray is not None:
+            observer.event("starting the evaluation workers")
+        pool = open_workers(op, device, options)
+    try:
+        return _optimize(op, options, observer, run, pool)
+    finally:
+        if own and pool is not None:
+            pool.close()
+
+
+def _optimize(
+    op: str,
+    options: OptimizeOptions,
+    observer: loop.Observer,
+    run: RunRecord | None,
+    pool: Pool | None,
+) -> OptimizeSummary:
+    if run is not None:
         opts = options.model_copy(
             update={
                 "proposer": run.settings.proposer,
@@ -151,11 +213,11 @@ def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> O
             }
         )
         records = store.load_candidates(op, run.id)
-        proposer = make_proposer(run.settings.proposer, op, opts, records)
-        runner = loop.resume(op, run.id, proposer, observer)
+        proposer = make_proposer(run.settings.proposer, op, opts, records, pool)
+        runner = loop.resume(op, run.id, proposer, observer, pool)
     else:
         name = default_proposer(options)
-        proposer = make_proposer(name, op, options, [])
+        proposer = make_proposer(name, op, options, [], pool)
         budget = Budget(
             rounds=options.rounds,
             candidates=options.candidates,
@@ -173,7 +235,10 @@ def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> O
             source=options.source,
             base_url=options.base_url,
             observer=observer,
+            pool=pool,
         )
+    from kernelgen.workers import PoolLost
+
     try:
         run = runner.run_loop()
         if run.settings.device == "cuda" and run.best is not None:
@@ -181,14 +246,25 @@ def optimize_op(op: str, options: OptimizeOptions, observer: loop.Observer) -> O
             if why is not None:
                 observer.event(f"not promoted: {why}")
             run = runner.run
-        run.promoted = maybe_promote(run, observer)
+        run.promoted = maybe_promote(run, observer, pool)
+    except PoolLost as e:
+        # Every record is as the workers left it (a candidate in flight stays pending), so the
+        # run resumes where it stopped, on whatever workers the resume is given.
+        with runner.lock:
+            runner.run.state = "failed"
+            runner.run.stopped = f"the evaluation workers were lost: {e}"
+            store.save_run(runner.run)
+        raise KernelgenError(
+            f"{e}; run {runner.run.id} stopped, resumable: kernelgen optimize {op} "
+            f"--resume {runner.run.id} (with --gpus or --ray again)"
+        ) from None
     finally:
         runner.close()
     store.save_run(run)
     return summarize(run, runner.records)
 
 
-def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
+def maybe_promote(run: RunRecord, observer: loop.Observer, pool: Pool | None = None) -> bool:
     """A CUDA run whose best beats the library's kernel (or the seed) goes into generated/."""
     if run.settings.device != "cuda" or run.best is None:
         return False
@@ -200,9 +276,16 @@ def maybe_promote(run: RunRecord, observer: loop.Observer) -> bool:
         _, lib_path = generated_source(run.op)
         best_path = store.candidate_path(run.op, run.id, run.best)
         observer.event("benchmarking the best against the library's kernel")
-        mine, theirs = bench_files(
-            run.op, [(run.best, best_path), ("generated", lib_path)], peers=False
-        )
+        if pool is not None:
+            from kernelgen.loop_pool import promote_bench
+
+            mine, theirs = promote_bench(
+                pool, run.op, run.best, best_path.read_text(), lib_path.read_text()
+            )
+        else:
+            mine, theirs = bench_files(
+                run.op, [(run.best, best_path), ("generated", lib_path)], peers=False
+            )
         wins, why = accepts(mine, theirs)
         # The decision's evidence, kept beside the run whichever way it went: both records of
         # the interleaved bench, and the rule's words.

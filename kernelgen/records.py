@@ -334,6 +334,18 @@ class CandidateRecord(_Record):
     compile: list[CompileFacts] = Field(default_factory=list)
     sha256: str | None = None
     created: str = Field(default_factory=now)
+    # Judging over a pool of workers (--gpus, --ray); None where one judge did it all.
+    worker: str | None = Field(None, description="the evaluation worker that judged it")
+    retimed_on: str | None = Field(
+        None,
+        description="the worker that re-timed it against the best (one GPU, interleaved) "
+        "before it could become the best; `bench` is that re-timing",
+    )
+    best_seq: int | None = Field(
+        None,
+        description="pool runs: the order in which candidates became the best (chains finish "
+        "out of order); the highest is the run's best",
+    )
 
 
 class Budget(_Record):

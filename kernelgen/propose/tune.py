@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
@@ -30,6 +31,10 @@ from kernelgen.spec import OpSpec
 
 if TYPE_CHECKING:
     from kernelgen.bench.worker import TuneResult, VariantShape
+
+# Times variant sources (baseline first) on every bench shape: bench.tune_variants on this
+# host's GPU, or loop_pool.tuner's spread over a pool's workers.
+Timer = Callable[[str, list[str]], "TuneResult"]
 
 
 def _any_key(spec: OpSpec) -> str:
@@ -128,12 +133,13 @@ def pick(
     return chosen
 
 
-def search(spec: OpSpec, source: str, baseline: str | None = None) -> Search:
+def search(
+    spec: OpSpec, source: str, baseline: str | None = None, timer: Timer | None = None
+) -> Search:
     """Time every configuration of the declared space on every benchmark shape (CUDA), with
     `baseline` (default: `source` as it is) among them, and propose `source` with the winner of
-    each bucket; a bucket without a winner keeps the baseline's configuration."""
-    from kernelgen.bench import tune_variants
-
+    each bucket; a bucket without a winner keeps the baseline's configuration. `timer` times
+    the sources (default: this host's GPU)."""
     space = tuning.space(source)
     if space is None:
         return Search(proposal=None, note="the kernel declares no TUNE_SPACE: nothing to tune")
@@ -142,7 +148,13 @@ def search(spec: OpSpec, source: str, baseline: str | None = None) -> Search:
     key = _any_key(spec)
     variants = [tuning.with_tuned(source, {key: cfg}) for cfg in configs]
     # The baseline is source 0, so config j is source j + 1.
-    result = tune_variants(spec.name, [base, *variants], baseline=0)
+    if timer is None:
+        from kernelgen.bench import tune_variants
+
+        def timer(op: str, sources: list[str]) -> TuneResult:
+            return tune_variants(op, sources, baseline=0)
+
+    result = timer(spec.name, [base, *variants])
     chosen = pick(result, spec, len(configs))
     failed = sum(
         1 for v in result.variants if v.index > 0 and all(r.median_us is None for r in v.shapes)
@@ -184,19 +196,22 @@ def search(spec: OpSpec, source: str, baseline: str | None = None) -> Search:
     )
 
 
-def tune_source(spec: OpSpec, source: str, baseline: str | None = None) -> Proposal | None:
+def tune_source(
+    spec: OpSpec, source: str, baseline: str | None = None, timer: Timer | None = None
+) -> Proposal | None:
     """`search`'s proposal: None when nothing to tune, nothing ran, or nothing beat the
     baseline (default: `source` as it is) in any bucket."""
-    return search(spec, source, baseline).proposal
+    return search(spec, source, baseline, timer).proposal
 
 
 class TuneProposer:
     name = "tune"
     model = None
 
-    def __init__(self, spec: OpSpec, device: str, skip: int = 0):
+    def __init__(self, spec: OpSpec, device: str, skip: int = 0, timer: Timer | None = None):
         self.spec = spec
         self.device = device
+        self.timer = timer  # a pool's (--gpus, --ray): the search spread over its workers
         self.skip = skip  # proposals already made in an earlier session of this run
         self.usage = Usage()
         self.note: str | None = None
@@ -225,7 +240,7 @@ class TuneProposer:
             self.note = "the space was searched in an earlier round"
             return []
         self.skip = 1
-        found = search(self.spec, ctx.best_source)
+        found = search(self.spec, ctx.best_source, timer=self.timer)
         self.note = found.note
         return [found.proposal] if found.proposal is not None else []
 

@@ -1,0 +1,289 @@
+"""The optimize loop's judging over a pool of workers (`--gpus`, `--ray`; workers.py).
+
+The chains of a round (a candidate, its repairs, its tuned child) run side by side, each in a
+thread of this process that hands its jobs to the pool and waits; the workers verify and time,
+and this process writes every record, as the single-worker loop does: pending before a job is
+sent, its verdict once the job is back. A candidate whose worker died stays pending while the
+pool gives its job to another worker.
+
+Timings are compared only when one process took them on one GPU: a worker times a candidate
+against the best interleaved, as one judge does. A candidate that wins there is timed again
+against the best as it is by then, on one worker of the run's GPU model, and only that second
+win makes it the best; new bests are made one at a time, so each is measured against the one
+before it.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kernelgen import store
+from kernelgen.records import BenchRecord, CandidateRecord
+from kernelgen.workers import Pool, PoolLost, WorkerLost
+
+if TYPE_CHECKING:
+    from kernelgen.bench.worker import TuneResult
+    from kernelgen.loop import Loop
+    from kernelgen.propose.tune import Timer
+    from kernelgen.verify.checks import Failure
+
+
+@dataclass
+class _State:
+    inflight: dict[str, threading.Event] = field(default_factory=dict)
+    promote: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _state(loop: Loop) -> _State:
+    with loop.lock:
+        if loop.pool_state is None:
+            loop.pool_state = _State()
+        return loop.pool_state
+
+
+def _pool(loop: Loop) -> Pool:
+    assert loop.pool is not None
+    return loop.pool
+
+
+# ---- verdicts -------------------------------------------------------------------------------
+
+
+def twin(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord | None:
+    """The judged candidate with this source, waiting for one still being judged; None when
+    there is none, and then this caller owns the source until `verify` lets it go."""
+    from kernelgen.verify import sha256
+
+    digest = sha256(source)
+    state = _state(loop)
+    while True:
+        with loop.lock:
+            found = loop._twin(rec, source)
+            if found is not None:
+                return found
+            waiting = state.inflight.get(digest)
+            if waiting is None:
+                state.inflight[digest] = threading.Event()
+                return None
+        waiting.wait()  # its owner's verdict, or its owner's failure (then this one judges)
+
+
+def verify(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord:
+    from kernelgen.loop import _with_verdict
+    from kernelgen.verify import sha256
+
+    pool = _pool(loop)
+    digest = sha256(source)
+    path = store.candidate_path(loop.op, loop.run.id, rec.id)
+    loop.observer.event(f"verifying {rec.id}")
+    try:
+        try:
+            outcome = pool.run(pool.job("judge", candidate=rec.id, source=source))
+        except WorkerLost as e:
+            # Candidates run sandboxed, so a worker does not die of one; a candidate that
+            # took down MAX_ATTEMPTS of them is charged with it all the same.
+            rec = rec.model_copy(
+                update={"status": "rejected", "category": "crash", "reason": str(e)}
+            )
+            loop._save(rec)
+            return rec
+        _note_seed(loop, outcome.seed_verdict)
+        assert outcome.verdict is not None
+        verdict = outcome.verdict.model_copy(update={"candidate": str(path)})
+        rec = _with_verdict(rec, verdict).model_copy(update={"worker": outcome.worker})
+        loop._save(rec)
+    finally:
+        with loop.lock:
+            event = _state(loop).inflight.pop(digest, None)
+        if event is not None:
+            event.set()
+    if rec.status == "accepted" and loop.device == "cuda":
+        rec = bench(loop, rec)
+    return rec
+
+
+def _note_seed(loop: Loop, seed_verdict: object) -> None:
+    """The first worker's seed verdict is the run's (it set that worker's deadlines)."""
+    if seed_verdict is None:
+        return
+    with loop.lock:
+        if loop.run.seed_verdict is None:
+            loop.run.seed_verdict = seed_verdict  # type: ignore[assignment]
+            store.save_run(loop.run)
+
+
+# ---- timings --------------------------------------------------------------------------------
+
+
+def comparable(mine: BenchRecord, best: BenchRecord) -> str | None:
+    """Why two timings may not be compared, or None: one GPU model, or none."""
+    a, b = mine.environment.gpu, best.environment.gpu
+    if a != b:
+        return f"timed on {a} against the best on {b}: timings compare only on one GPU model"
+    return None
+
+
+def _decide(mine: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
+    from kernelgen.bench import accepts
+
+    apart = comparable(mine, best)
+    return (False, apart) if apart else accepts(mine, best)
+
+
+def _timed(
+    loop: Loop, rec: CandidateRecord, gpu: str | None
+) -> tuple[str, BenchRecord, BenchRecord]:
+    pool = _pool(loop)
+    with loop.lock:
+        best_source = loop._best_source()
+    source = store.candidate_source(loop.op, loop.run.id, rec.id)
+    job = pool.job("bench", candidate=rec.id, source=source, best_source=best_source, gpu=gpu)
+    outcome = pool.run(job)
+    mine, best = outcome.bench
+    return outcome.worker, mine, best
+
+
+def bench(loop: Loop, rec: CandidateRecord) -> CandidateRecord:
+    """Time an accepted candidate against the best on any worker; a win there is re-timed on
+    one worker of the run's GPU model before the candidate becomes the best."""
+    from kernelgen.bench import speedup
+
+    loop.observer.event(f"benchmarking {rec.id} against {loop._best_id() or 'the seed'}")
+    _, mine, best = _timed(loop, rec, None)
+    wins, why = _decide(mine, best)
+    rec = rec.model_copy(
+        update={
+            "bench": mine,
+            "speedup": speedup(mine, best),
+            "became_best": False,
+            "reason": None if wins else why,
+            "compile": mine.compile,
+        }
+    )
+    if not wins:
+        loop._save(rec)
+        return rec
+    with _state(loop).promote:  # one new best at a time, each against the one before it
+        loop.observer.event(f"re-timing {rec.id} against {loop._best_id() or 'the seed'}")
+        worker, mine, best = _timed(loop, rec, loop.run.environment.gpu)
+        wins, why = _decide(mine, best)
+        update: dict[str, object] = {
+            "bench": mine,
+            "speedup": speedup(mine, best),
+            "became_best": wins,
+            "reason": None if wins else f"re-timed against the best: {why}",
+            "compile": mine.compile,
+            "retimed_on": worker,
+        }
+        with loop.lock:
+            if wins:
+                update["best_seq"] = loop.next_best_seq() or 1
+            rec = rec.model_copy(update=update)
+            loop._save(rec)
+    return rec
+
+
+def prepare(loop: Loop) -> None:
+    """The seed's timings on one worker of the run's GPU model (the workers judge the seed
+    themselves, for their deadlines, before their first candidate)."""
+    if loop.device != "cuda" or loop.run.seed_bench is not None:
+        return
+    pool = _pool(loop)
+    loop.observer.event("benchmarking the seed against torch eager and torch.compile")
+    outcome = pool.run(pool.job("seed_bench", gpu=loop.run.environment.gpu))
+    loop.run.seed_bench = outcome.bench[0]
+    store.save_run(loop.run)
+
+
+def sanitize(loop: Loop, best: str, path: Path) -> tuple[Failure | None, list[str]]:
+    from kernelgen.verify.checks import Failure
+
+    pool = _pool(loop)
+    job = pool.job("sanitize", candidate=best, source=path.read_text())
+    outcome = pool.run(job)
+    if outcome.failure_category is None:
+        return None, outcome.sanitized
+    return Failure(outcome.failure_category, outcome.failure_reason or ""), []
+
+
+def promote_bench(
+    pool: Pool, op: str, cand: str, source: str, library: str
+) -> tuple[BenchRecord, BenchRecord]:
+    """Before promotion: the best against the library's kernel, on one worker of the pool's
+    GPU model (the parent of a Ray run may have no GPU)."""
+    job = pool.job(
+        "bench",
+        candidate=cand,
+        source=source,
+        best_source=library,
+        best_label="generated",
+        gpu=pool.environment.gpu,
+    )
+    mine, theirs = pool.run(job).bench
+    return mine, theirs
+
+
+# ---- chains side by side --------------------------------------------------------------------
+
+
+def finish_chains(loop: Loop, chains: list[list[CandidateRecord]], round_no: int) -> None:
+    """Every chain of a round at once, one thread each; the pool's queue spreads their jobs
+    over its workers. A lost pool ends the round (and the run) once every chain has stopped."""
+    if not chains:
+        return
+    with ThreadPoolExecutor(max_workers=min(len(chains), 32), thread_name_prefix="chain") as ex:
+        futures = [ex.submit(loop.finish_chain, chain, round_no) for chain in chains]
+    errors = [e for f in futures if (e := f.exception()) is not None]
+    if errors:
+        lost = next((e for e in errors if isinstance(e, PoolLost)), None)
+        raise lost or errors[0]
+
+
+# ---- the tuner's search ---------------------------------------------------------------------
+
+
+def tuner(pool: Pool) -> Timer:
+    """A Timer that spreads the variants over the pool's workers of one GPU model, the baseline
+    (source 0) timed with each share, so every variant is held against the baseline's time from
+    its own process, as one worker's split of a crashed group is (bench.tune_variants)."""
+
+    def timer(op: str, sources: list[str]) -> TuneResult:
+        return spread_tune(pool, sources, pool.environment.gpu)
+
+    return timer
+
+
+def spread_tune(pool: Pool, sources: list[str], gpu: str | None) -> TuneResult:
+    from kernelgen.bench.worker import TuneResult, VariantTiming
+
+    base, variants = sources[0], sources[1:]
+    n = max(1, min(pool.count(gpu), len(variants)))
+    shares = [list(range(1 + k, 1 + len(variants), n)) for k in range(n)]
+    futures = [
+        pool.submit(pool.job("tune", sources=[base, *(sources[i] for i in share)], gpu=gpu))
+        for share in shares
+        if share
+    ]
+    merged: dict[int, VariantTiming] = {}
+    environment = None
+    for share, future in zip([s for s in shares if s], futures, strict=True):
+        outcome = future.result()
+        if outcome.error is not None or outcome.tune is None:
+            from kernelgen.errors import KernelgenError
+
+            raise KernelgenError(f"worker {outcome.worker}: {outcome.error}")
+        part = TuneResult.model_validate_json(outcome.tune)
+        environment = environment or part.environment
+        numbers = [0, *share]  # the share's local index -> the caller's
+        for v in part.variants:
+            if v.index == 0 and 0 in merged:
+                continue  # the baseline's own row: the first share's
+            merged[numbers[v.index]] = v.model_copy(update={"index": numbers[v.index]})
+    return TuneResult(
+        variants=[merged[i] for i in sorted(merged)],
+        environment=environment,
+    )
