@@ -12,6 +12,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
 from kernelgen import views
@@ -36,7 +37,8 @@ def clean_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except KernelgenError as e:
-            err.print(f"[red]error:[/red] {e}", soft_wrap=True)
+            # Escaped: a message may quote brackets (pip install 'kernelgen[ray]').
+            err.print(f"[red]error:[/red] {escape(str(e))}", soft_wrap=True)
             raise typer.Exit(e.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
