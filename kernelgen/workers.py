@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -260,6 +261,7 @@ class Pool:
         self.deaths: list[str] = []
         self.requeued: list[str] = []  # candidate ids (or job ids) given to another worker
         self.lost_reason: str | None = None
+        self.on_close: list[Callable[[], None]] = []  # e.g. the local workers' log folder
         self._threads = [
             threading.Thread(target=self._serve, args=(w,), name=f"pool-{w.name}", daemon=True)
             for w in workers
@@ -324,6 +326,8 @@ class Pool:
                 w.close()
             except Exception:  # noqa: BLE001 - closing what may be dead already
                 pass
+        for fn in self.on_close:
+            fn()
 
     # ---- inside ------------------------------------------------------------------------------
 
@@ -417,6 +421,12 @@ def open_pool(
     import tempfile
 
     slots = local_slots(gpus, config.device)
+    own = folder is None
     folder = folder or Path(tempfile.mkdtemp(prefix="kernelgen-workers-"))
     workers = start_local(config, slots, folder)
-    return Pool(workers, f"{len(workers)} local workers")  # type: ignore[arg-type]
+    pool = Pool(workers, f"{len(workers)} local workers")  # type: ignore[arg-type]
+    if own:
+        import shutil
+
+        pool.on_close.append(lambda: shutil.rmtree(folder, ignore_errors=True))
+    return pool

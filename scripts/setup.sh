@@ -2,7 +2,8 @@
 # Sets up .venv for kernelgen: torch, Triton 3.6.0 (the H200's version), numpy < 2.3 (Triton 3.6's
 # interpreter breaks with newer numpy), then kernelgen and kernelgen_ops, editable.
 #   scripts/setup.sh          the pipeline, the library and the MCP SDK (`kernelgen mcp`)
-#   scripts/setup.sh --dev    also pytest, ruff, matplotlib, and Chromium for the report tests
+#   scripts/setup.sh --dev    also pytest, ruff, matplotlib, Ray (the --ray workers' test on a local
+#                             cluster) and Chromium for the report tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0

@@ -58,7 +58,9 @@ def test_killed_worker_loses_nothing(inside: Path, one_worker: dict[str, tuple])
     assert len(workers_seen - {None}) >= 1
 
 
-def test_every_worker_dead_stops_the_run_resumable(inside: Path) -> None:
+def test_every_worker_dead_stops_the_run_resumable(
+    inside: Path, one_worker: dict[str, tuple]
+) -> None:
     folder = inside / "lost"
     folder.mkdir()
     cands = make_candidates(folder)
@@ -77,6 +79,11 @@ def test_every_worker_dead_stops_the_run_resumable(inside: Path) -> None:
     stored = json.loads((inside / "evaluations" / OP / run.id / "run.json").read_text())
     assert stored["state"] == "failed" and "every worker died" in stored["stopped"]
     assert record(inside, run.id, "r01-c01")["status"] == "pending"
+    # Resumed on new workers: the pending ones are judged, and the run ends as one judge's.
+    again = options(cands, gpus="2", resume=run.id)
+    summary = optimize_op(OP, again, Watch())
+    assert summary.run_id == run.id and summary.stopped == "all 1 rounds done"
+    assert verdicts(inside, run.id) == one_worker
 
 
 def test_gpus_values_fail_in_one_line(inside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
