@@ -59,11 +59,14 @@ def sources(op: str, n: int) -> list[str]:
     return [kinds[i % 2] + f"\n# throughput candidate {i}\n" for i in range(n)]
 
 
-def measure(op: str, n: int, visible: list[str], per_gpu: int, seed: int) -> Point:
+def measure(
+    op: str, n: int, visible: list[str], per_gpu: int, seed: int, device: str = "cuda"
+) -> Point:
+    from kernelgen import paths
     from kernelgen.station import StationConfig
     from kernelgen.workers import Pool, start_local
 
-    config = StationConfig(op=op, device="cuda", seed=seed, root=str(ROOT))
+    config = StationConfig(op=op, device=device, seed=seed, root=str(paths.root()))
     mark = time.monotonic()
     workers = start_local(config, visible[:n], Path(tempfile.mkdtemp(prefix="throughput-")))
     pool = Pool(workers, f"{n} GPUs")  # type: ignore[arg-type]
@@ -106,6 +109,9 @@ def main() -> None:
     parser.add_argument("--op", default="silu_and_mul")
     parser.add_argument("--per-gpu", type=int, default=6)
     parser.add_argument("--gpus", default="1,2,4,8")
+    # CPU: a smoke run through the interpreter, N workers on the host's cores; its figures say
+    # nothing of GPUs and are not kept under evaluations/.
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
     args = parser.parse_args()
     import socket
     from datetime import datetime, timezone
@@ -115,14 +121,14 @@ def main() -> None:
     from kernelgen import store
     from kernelgen.workers import visible_gpus
 
-    visible = visible_gpus()
+    visible = visible_gpus() if args.device == "cuda" else [""] * 8
     if not visible:
-        raise SystemExit("judging_throughput.py needs CUDA devices")
+        raise SystemExit("judging_throughput.py needs CUDA devices (or --device cpu to smoke)")
     counts = [n for n in (int(c) for c in args.gpus.split(",")) if n <= len(visible)]
     seed = random.SystemRandom().randrange(2**31)
     points: list[Point] = []
     for n in counts:
-        point = measure(args.op, n, visible, args.per_gpu, seed)
+        point = measure(args.op, n, visible, args.per_gpu, seed, args.device)
         if points and points[0].gpus == 1:
             point.efficiency = round(point.per_minute / (n * points[0].per_minute), 3)
         points.append(point)
@@ -135,7 +141,7 @@ def main() -> None:
     scaled = [p for p in points if p.efficiency is not None]
     record = ThroughputRecord(
         op=args.op,
-        gpu=torch.cuda.get_device_name(),
+        gpu=torch.cuda.get_device_name() if args.device == "cuda" else None,
         host=socket.gethostname(),
         per_gpu=args.per_gpu,
         points=points,
@@ -145,6 +151,9 @@ def main() -> None:
     text = record.model_dump_json(indent=2)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
+    if args.device != "cuda":
+        print(f"wrote {args.out}")
+        return
     kept = ROOT / "evaluations" / "throughput" / f"judging-{store.stamp()}.json"
     store.write_atomic(kept, text)
     print(f"wrote {args.out} and {kept}")
