@@ -111,9 +111,9 @@ def _workers(gpus: str | None, ray: str | None, device: str) -> None:
         else:
             parse_gpus(gpus, device)
     if ray is not None:
-        from kernelgen.ray_pool import _ray
+        from kernelgen.ray_pool import connect
 
-        _ray()  # not installed -> the one line that says how
+        connect(ray)  # not installed, or no cluster there: one line, before anything starts
 
 
 def _verdicts_table(verdicts: list[Any]) -> Table:

@@ -133,6 +133,11 @@ def connect(address: str) -> Any:
             configure_logging=False,
         )
     except (ConnectionError, RuntimeError, ValueError) as e:
+        if address == "auto":
+            raise UsageError(
+                "--ray auto: no running Ray cluster found from this host (start one with "
+                "`ray start --head`, or pass its ADDRESS)"
+            ) from None
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise UsageError(f"--ray {address}: {first}") from None
     return ray
