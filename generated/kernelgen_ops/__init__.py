@@ -7,10 +7,10 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.fp8_gemm(...)      20261202-215844-agent-8055/r01-c01-tuned, 7.00x vs eager
     kernelgen_ops.fused_moe(...)     20261203-092552-agent-844f/r01-c01-tuned, 25.79x vs eager
     kernelgen_ops.hadamard(...)      20261202-090420-agent-ef70/r03-c01, 1.40x vs eager
-    kernelgen_ops.rms_norm(...)      20261201-080408-tune-f1b9/r01-c01, 2.48x vs eager
+    kernelgen_ops.rms_norm(...)      20261203-132139-agent-087d/r01-c01, 2.49x vs eager
     kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 1.32x vs eager
-    kernelgen_ops.softmax(...)       20261201-134417-agent-ba32/r01-c01, 2.09x vs eager
+    kernelgen_ops.softmax(...)       20261203-132429-agent-1de7/r01-c01, 2.13x vs eager
     kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 15.11x vs eager
     kernelgen_ops.topk(...)          20261202-134854-agent-990b/r06-c01, 1.60x vs eager
 
@@ -296,7 +296,7 @@ def hadamard(x: torch.Tensor) -> torch.Tensor:
     return _hadamard_call(x)
 
 
-# rms_norm: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager
+# rms_norm: agent run 20261203-132139-agent-087d/r01-c01 on NVIDIA H200, 2.49x vs eager
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _rms_norm_call = _calls.Call("rms_norm", _contracts, _rms_norm)
 
@@ -320,7 +320,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     """rms_norm(x, weight, eps): x * rsqrt(mean(x^2, -1) + eps) * weight over the last dimension,
     computed in fp32 (or wider), returned in x's dtype.
 
-    Kernel: tune run 20261201-080408-tune-f1b9/r01-c01 on NVIDIA H200, 2.48x vs eager; see
+    Kernel: agent run 20261203-132139-agent-087d/r01-c01 on NVIDIA H200, 2.49x vs eager; see
     kernelgen_ops.available()["rms_norm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the
@@ -399,7 +399,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _silu_and_mul_call(x)
 
 
-# softmax: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager
+# softmax: agent run 20261203-132429-agent-1de7/r01-c01 on NVIDIA H200, 2.13x vs eager
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _softmax_call = _calls.Call("softmax", _contracts, _softmax)
 
@@ -422,7 +422,7 @@ _softmax_op = _runtime.register(
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
 
-    Kernel: agent run 20261201-134417-agent-ba32/r01-c01 on NVIDIA H200, 2.09x vs eager; see
+    Kernel: agent run 20261203-132429-agent-1de7/r01-c01 on NVIDIA H200, 2.13x vs eager; see
     kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

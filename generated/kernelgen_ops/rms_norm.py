@@ -3,22 +3,22 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/rms_norm.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/source.py
-# record    evaluations/rms_norm/20261201-080408-tune-f1b9/candidates/r01-c01/record.json
-# proposer  tune (model -, round 1, parent seed)
+# source    evaluations/rms_norm/20261203-132139-agent-087d/candidates/r01-c01/source.py
+# record    evaluations/rms_norm/20261203-132139-agent-087d/candidates/r01-c01/record.json
+# proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# speedups  geomean 2.48x vs eager, 1.09x vs torch.compile, - vs seed
+# speedups  geomean 2.49x vs eager, 1.08x vs torch.compile, - vs seed
 # peers     eager = references/rms_norm.py:eager, the op as torch users call it; torch.compile of
 #           the same
-#           4096x4096 bfloat16: 18.8 us, 1.30x eager, 1.12x compile, - seed
-#           16384x8192 bfloat16: 134.6 us, 1.53x eager, 0.96x compile, - seed
-#           64x7168 bfloat16: 2.8 us, 4.18x eager, 1.05x compile, - seed
-#           1x4096 bfloat16: 2.1 us, 3.19x eager, 1.18x compile, - seed
-#           8x7168 bfloat16: 2.4 us, 3.58x eager, 1.15x compile, - seed
+#           4096x4096 bfloat16: 18.6 us, 1.31x eager, 1.13x compile, - seed
+#           16384x8192 bfloat16: 134.4 us, 1.51x eager, 0.96x compile, - seed
+#           64x7168 bfloat16: 2.8 us, 4.13x eager, 1.39x compile, - seed
+#           1x4096 bfloat16: 2.1 us, 3.28x eager, 1.00x compile, - seed
+#           8x7168 bfloat16: 2.4 us, 3.61x eager, 0.95x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
-#           4096x4096, 16384x8192; torch's op at 64x7168, 1x4096, 8x7168
+#           4096x4096, 16384x8192, 64x7168, 1x4096, 8x7168; torch's op at no shape
 # sha256    6bbc3be9ed8386634f92c1d20dc43df0c0b2d72dd5f31ec3ee99c7c72638f655
-# promoted  2026-12-01T17:29:40+00:00
+# promoted  2026-12-03T13:28:49+00:00
 #
 # ruff: noqa
 # fmt: off
