@@ -5,6 +5,7 @@ line how to install it."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from workers_helpers import OP, Killer, Watch, make_candidates, options, record, verdicts  # noqa: E402
 
 from kernelgen.cli import app  # noqa: E402
+from kernelgen.errors import KernelgenError  # noqa: E402
 from kernelgen.optimize import open_workers, optimize_op  # noqa: E402
 
 # CI installs Ray (the dev extra): there the test must run, never skip.
@@ -62,6 +64,27 @@ def test_killed_actor_loses_nothing(inside: Path, one_worker: dict[str, tuple], 
     judged_by = record(inside, summary.run_id, "r01-c01")["worker"]
     assert judged_by.startswith("ray-") and judged_by != killer.killed
     assert verdicts(inside, summary.run_id) == one_worker
+
+
+def test_lost_actors_stop_the_run_resumable(inside: Path, cluster) -> None:
+    """Every actor gone (as when the cluster goes away): the run stops, its records as they
+    were, and says how to resume."""
+    folder = inside / "ray-lost"
+    folder.mkdir()
+    opts = options(make_candidates(folder), ray="auto", gpus="1")
+    pool = open_workers(OP, "cpu", opts)
+    watch = Watch()
+    killer = Killer(lambda: pool, "r01-c01", lambda w: ray.kill(w.actor), after_s=0.5)
+    killer.start()
+    try:
+        with pytest.raises(KernelgenError, match="resumable: kernelgen optimize"):
+            optimize_op(OP, opts, watch, pool=pool)
+    finally:
+        pool.close()
+    assert killer.killed is not None
+    run = json.loads((inside / "evaluations" / OP / watch.run.id / "run.json").read_text())
+    assert run["state"] == "failed" and "every worker died" in run["stopped"]
+    assert record(inside, watch.run.id, "r01-c01")["status"] == "pending"
 
 
 def test_ray_cluster_too_small_is_one_line(inside: Path, cluster) -> None:
