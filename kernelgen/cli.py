@@ -96,7 +96,7 @@ RayOpt = Annotated[
     typer.Option(
         "--ray",
         help="ADDRESS or auto: the workers as Ray actors (num_gpus=1) on an existing cluster; "
-        "needs pip install 'kernelgen[ray]'",
+        + escape("needs pip install 'kernelgen[ray]'"),
     ),
 ]
 
