@@ -54,7 +54,8 @@ def _seed_provenance(op: str, with_bench: bool) -> tuple[str, Provenance]:
     bench = BenchRecord.model_validate_json(records[-1].read_text())
     source = seed_source_with_sha(op, bench.sha256)
     note = BENCH_NOTE
-    if load_spec(op).eager is not load_spec(op).reference and bench.peers != "eager":
+    spec = load_spec(op)  # one load: each load makes new function objects
+    if spec.eager is not spec.reference and bench.peers != "eager":
         # The record predates the reference's `eager` peer: its "eager" was the reference as
         # written, which can be far slower than what torch users call.
         note += (

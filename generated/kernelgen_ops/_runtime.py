@@ -206,23 +206,31 @@ def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def kernel_won(op: str, index: int, dims: tuple[int, ...]) -> bool | None:
+def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False) -> bool | None:
     """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
     `index`; None without evidence there. Cached per exact dims (one lookup per call), and
     behind that per dims rounded up to powers of two, which is all the answer depends on: a
-    workload of many sizes (prefill lengths) costs a rounding per new size, not a search."""
-    return _won_at(op, index, tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims))
+    workload of many sizes (prefill lengths) costs a rounding per new size, not a search.
+
+    `routed`: for a torch call under enable()/use(), which pays the routing wrapper's checks
+    (_routing.py) on top of the kernel's call. Where the table counted host time (launch-bound
+    shapes) that cost decides, and the answer is torch's op: on the H200 the routed call to the
+    rms_norm kernel cost 22-41 us of host time against F.rms_norm's 11-16 at decode shapes, the
+    direct call 13.5-20 (scripts/bench_library.py, 2026-12-03)."""
+    buckets = tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims)
+    return _won_at(op, index, buckets, routed)
 
 
 @functools.cache
-def _won_at(op: str, index: int, buckets: tuple[int, ...]) -> bool | None:
+def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool | None:
     table = _dispatch(op, index)
     if not table:
         return None
     key = nearest_bucket(table, buckets)
     if _distance(key, buckets) > MAX_DISTANCE:
         return None
-    return bool(table[key]["kernel"])
+    row = table[key]
+    return bool(row["kernel"]) and not (routed and row.get("host_included"))
 
 
 def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
@@ -230,7 +238,7 @@ def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
     mode, the current device, one cached lookup; configs/ and the device name are read once."""
     if _mode != "measured":
         return _mode == "torch"
-    won = kernel_won(op, _device_index(), dims)
+    won = kernel_won(op, _device_index(), dims, routed)
     if won is None:
         return routed
     return not won

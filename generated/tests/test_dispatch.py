@@ -16,7 +16,10 @@ from kernelgen_ops import _runtime
 TABLE = {
     "4096x4096": {"shape": "4096x4096", "kernel_us": 18.0, "torch_us": 26.0, "kernel": True},
     "256x262144": {"shape": "256x151936", "kernel_us": 742.0, "torch_us": 94.0, "kernel": False},
-}
+    # launch-bound: won counting host time, which a routed call pays more of
+    "16x262144": {"shape": "16x151936", "kernel_us": 31.0, "torch_us": 41.0, "kernel": True,
+                  "host_included": True},
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -35,6 +38,15 @@ def test_the_measured_winner_is_taken(on_h200, routed: bool) -> None:
     assert not _runtime.use_torch("softmax", (3000, 5000), routed=routed)  # same bucket
     assert _runtime.use_torch("softmax", (256, 151936), routed=routed)  # the kernel lost
     assert _runtime.use_torch("softmax", (200, 100000), routed=routed)  # its nearest bucket
+
+
+def test_a_routed_call_takes_torch_where_host_time_decided(on_h200) -> None:
+    """At a launch-bound shape the kernel won on host time; a routed call pays the routing
+    wrapper's checks on top, so it takes torch's op there, and a direct call the kernel."""
+    assert not _runtime.use_torch("softmax", (16, 151936), routed=False)
+    assert _runtime.use_torch("softmax", (16, 151936), routed=True)
+    assert _runtime.kernel_won("softmax", 0, (16, 151936)) is True
+    assert _runtime.kernel_won("softmax", 0, (16, 151936), routed=True) is False
 
 
 def test_far_from_every_measured_shape_is_no_evidence(on_h200) -> None:
