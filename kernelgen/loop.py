@@ -234,8 +234,8 @@ class Loop:
         if self.pool is not None:
             from kernelgen import loop_pool
 
-            # A twin still being judged elsewhere is waited for; else this chain owns the
-            # source until its verdict is in (loop_pool.verify lets it go).
+            # An earlier candidate with this source that is still being judged is waited
+            # for: the first in record order is the one judged, as below.
             twin = loop_pool.twin(self, rec, proposal.source)
         else:
             twin = self._twin(rec, proposal.source)

@@ -34,8 +34,12 @@ if TYPE_CHECKING:
 
 @dataclass
 class _State:
-    inflight: dict[str, threading.Event] = field(default_factory=dict)
+    # Record id -> set once its verification has ended (with a verdict or without).
+    done: dict[str, threading.Event] = field(default_factory=dict)
     promote: threading.Lock = field(default_factory=threading.Lock)
+
+    def ended(self, cid: str) -> threading.Event:
+        return self.done.setdefault(cid, threading.Event())
 
 
 def _state(loop: Loop) -> _State:
@@ -54,8 +58,10 @@ def _pool(loop: Loop) -> Pool:
 
 
 def twin(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord | None:
-    """The judged candidate with this source, waiting for one still being judged; None when
-    there is none, and then this caller owns the source until `verify` lets it go."""
+    """The judged candidate with this source; None when there is none to wait for. As in the
+    single-worker loop, the first of equal sources in record order is the one judged: a later
+    one waits while an earlier one is still being judged (whichever chain's thread got here
+    first), and judges itself only if that one ended without a verdict."""
     from kernelgen.verify import sha256
 
     digest = sha256(source)
@@ -65,19 +71,28 @@ def twin(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord | Non
             found = loop._twin(rec, source)
             if found is not None:
                 return found
-            waiting = state.inflight.get(digest)
-            if waiting is None:
-                state.inflight[digest] = threading.Event()
+            ids = [r.id for r in loop.records]
+            mine = ids.index(rec.id) if rec.id in ids else len(ids)
+            first = next(
+                (
+                    r
+                    for r in loop.records[:mine]
+                    if r.sha256 == digest
+                    and r.status == "pending"
+                    and not state.ended(r.id).is_set()
+                ),
+                None,
+            )
+            if first is None:
                 return None
-        waiting.wait()  # its owner's verdict, or its owner's failure (then this one judges)
+            event = state.ended(first.id)
+        event.wait(0.5)  # and look again: it may have ended as a twin itself, or failed
 
 
 def verify(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord:
     from kernelgen.loop import _with_verdict
-    from kernelgen.verify import sha256
 
     pool = _pool(loop)
-    digest = sha256(source)
     path = store.candidate_path(loop.op, loop.run.id, rec.id)
     loop.observer.event(f"verifying {rec.id}")
     try:
@@ -98,9 +113,7 @@ def verify(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord:
         loop._save(rec)
     finally:
         with loop.lock:
-            event = _state(loop).inflight.pop(digest, None)
-        if event is not None:
-            event.set()
+            _state(loop).ended(rec.id).set()
     if rec.status == "accepted" and loop.device == "cuda":
         rec = bench(loop, rec)
     return rec

@@ -8,6 +8,7 @@ import re
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,35 @@ def test_the_tuners_search_is_spread_and_merged(project: Path) -> None:
     assert found.proposal is not None
     top = max(space["BLOCK_SIZE"])
     assert {c["BLOCK_SIZE"] for c in _tuned(found.proposal.source).values()} == {top}
+
+
+def test_the_first_of_equal_sources_is_judged_whichever_thread_comes_first(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed = (project / "seeds" / f"{OP}.py").read_text()
+    folder = project / "same"
+    folder.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (folder / name).write_text(seed)
+    real = loop_pool.twin
+
+    def late_first(loop, rec, source):  # noqa: ANN001, ANN202
+        if rec.id == "r01-c01":  # the later equal sources reach the check before it
+            time.sleep(0.5)
+        return real(loop, rec, source)
+
+    monkeypatch.setattr(loop_pool, "twin", late_first)
+    worker = FakeWorker("w0", H200)
+    pool = Pool([worker, FakeWorker("w1", H200)])
+    opts = optimize.OptimizeOptions(
+        proposer="files", source=str(folder), rounds=1, candidates=3, repairs=0, device="cpu"
+    )
+    try:
+        summary = optimize.optimize_op(OP, opts, _Quiet(), pool=pool)
+    finally:
+        pool.close()
+    records = {r.id: r for r in store.load_candidates(OP, summary.run_id)}
+    assert records["r01-c01"].verdict.duplicate_of is None
+    for later in ("r01-c02", "r01-c03"):
+        assert records[later].verdict.duplicate_of == "r01-c01"
+        assert records[later].reason == "same source as r01-c01"
