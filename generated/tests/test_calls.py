@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import torch
 from test_launch import _inputs, _launcher_with_pretend_kernels
-from test_plans import _copy, _leaves, _normalized
+from test_plans import replays_like_lean
 
 import kernelgen_ops
 from kernelgen_ops import _calls, _contracts, _launch, _plans
@@ -130,17 +130,7 @@ def test_a_repeat_call_replays_what_the_lean_path_launches(
         launcher = _launcher_with_pretend_kernels(op, pretend, monkeypatch)
         public = getattr(kernelgen_ops, op)
         for args in _inputs(op):
-            public(*args)  # the full call, watched
-            again = _copy(args)
-            pretend.launches.clear()
-            want = launcher(*again)
-            tensors = [a for a in again if isinstance(a, torch.Tensor)]
-            lean = _normalized(pretend.launches, [*tensors, *_leaves(want)])
-            runs = pretend.triton_runs
-            pretend.launches.clear()
-            got = public(*again)
-            assert pretend.triton_runs == runs
-            assert _normalized(pretend.launches, [*tensors, *_leaves(got)]) == lean, op
+            replays_like_lean(pretend, launcher, public, args)  # the first call, watched
         answers = [kept[3] for kept in call._answers.values()]
         assert any(isinstance(a, _plans._Plan) for a in answers), op
     finally:

@@ -17,7 +17,6 @@ import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import CompiledKernel
-from triton.runtime.driver import driver
 from triton.runtime.jit import JITFunction
 
 import kernelgen_ops
@@ -111,13 +110,11 @@ def _lean_on(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def pretend(monkeypatch: pytest.MonkeyPatch):
-    fake = Pretend()
-    monkeypatch.setattr(driver, "_active", fake)
-    monkeypatch.setattr(_launch, "_current_device", lambda: fake.device)
-    monkeypatch.setattr(_launch, "_current_stream", fake.get_current_stream)
+def pretend(pretend: "Pretend", monkeypatch: pytest.MonkeyPatch) -> "Pretend":
+    """conftest's pretend GPU, with CHECK on: every lean launch is the kernel Triton's binder
+    picks."""
     monkeypatch.setattr(_launch, "CHECK", True)
-    return fake
+    return pretend
 
 
 def _args(**over: Any) -> tuple:

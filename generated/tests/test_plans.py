@@ -71,23 +71,32 @@ def _leaves(out: Any) -> list[torch.Tensor]:
     return [out] if isinstance(out, torch.Tensor) else list(out)
 
 
+def replays_like_lean(pretend: Pretend, launcher: Any, replaying: Any, args: tuple) -> tuple:
+    """Call `replaying` once (its plan recorded, the kernels compiled and kept), then on a copy
+    of the arguments (same key, other storage): it must launch what the launcher launches, the
+    same grids and arguments with pointers at the same offsets into the same tensors, and never
+    through Triton's path. Returns (its output, the launcher's, the copy's tensors)."""
+    replaying(*args)
+    again = _copy(args)
+    pretend.launches.clear()
+    want = launcher(*again)
+    tensors = [a for a in again if isinstance(a, torch.Tensor)]
+    lean = _normalized(pretend.launches, [*tensors, *_leaves(want)])
+    runs = pretend.triton_runs
+    pretend.launches.clear()
+    got = replaying(*again)
+    assert pretend.triton_runs == runs
+    assert _normalized(pretend.launches, [*tensors, *_leaves(got)]) == lean
+    return got, want, tensors
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_a_replay_launches_what_the_lean_path_launches(op: str, pretend, monkeypatch) -> None:
     module = importlib.import_module(f"kernelgen_ops.{op}")
     launcher = _launcher_with_pretend_kernels(op, pretend, monkeypatch)
     planned = _plans.Planned(launcher, vars(module))
     for args in _inputs(op):
-        planned(*args)  # recorded (and the kernels compiled and kept)
-        again = _copy(args)
-        pretend.launches.clear()
-        want = launcher(*again)
-        tensors = [a for a in again if isinstance(a, torch.Tensor)]
-        lean = _normalized(pretend.launches, [*tensors, *_leaves(want)])
-        runs = pretend.triton_runs
-        pretend.launches.clear()
-        got = planned(*again)
-        assert pretend.triton_runs == runs
-        assert _normalized(pretend.launches, [*tensors, *_leaves(got)]) == lean, op
+        got, want, tensors = replays_like_lean(pretend, launcher, planned, args)
         for g, w in zip(_leaves(got), _leaves(want), strict=True):
             assert (g.shape, g.stride(), g.dtype) == (w.shape, w.stride(), w.dtype)
             assert not any(g.data_ptr() == a.data_ptr() for a in tensors)
