@@ -30,12 +30,15 @@ A replay checks what a lean launch checks (lean launches on, no launch hooks, JI
 replaced, the kernels' globals unchanged) and otherwise calls the launcher.
 
 What is assumed: that the launcher's choices depend on nothing but the key. The watch above sees
-every torch op and launch, but not Python reading other state: a launcher choosing a vector width
-from data_ptr() % 128, or reading an environment variable per call, would be replayed with the
-choice of its first call. The promoted launchers of softmax, rms_norm and silu_and_mul read only
-shapes, strides, dtypes and their tuned tables (a function of the device and the shape). Checking
-it for every candidate (two watched calls under different keys' facets agree) is the judge's
-part, and not built yet.
+every torch op and launch (so a choice made from the data, which needs a read to the host, makes
+no plan), but not Python reading other state: a launcher choosing a vector width from
+data_ptr() % 128, or reading an environment variable per call, would be replayed with the choice
+of its first call. The pipeline's bench launches every contender this way
+(kernelgen/bench/worker.py as_shipped) and, after timing each shape, checks the answers of two
+input sets of the same key with other data and addresses against torch's (recheck); a contender
+that fails is not timed. What no check covers is a key the bench shapes do not reach. The promoted
+launchers of softmax, rms_norm and silu_and_mul read only shapes, strides, dtypes and their tuned
+tables (a function of the device and the shape).
 
 The key: the current device, and per argument: for a plain tensor (torch.Tensor or nn.Parameter,
 no other subclass) its dtype, device, shape, strides and data_ptr() % 16 (Triton specializes on

@@ -48,3 +48,22 @@ def test_recheck_judges_by_the_operators_own_rule() -> None:
 
     bad = recheck(spec, shape, {"reversed": reversed_order, "one_wrong": one_wrong}, sets)
     assert set(bad) == {"one_wrong"}
+
+
+def test_recheck_flags_a_contender_that_repeats_its_first_answer() -> None:
+    """Right on the first input set and not on the last (same key, other data): what a launch
+    plan replaying a choice that depended on more than the key would give."""
+    spec = load_spec("softmax")
+    shape = spec.data.bench[0].model_copy(
+        update={"dims": {"rows": 8, "cols": 100}, "dtype": "float32"}
+    )
+    sets = [[torch.randn(8, 100)] for _ in range(3)]
+    first: list[torch.Tensor] = []
+
+    def stale(x: torch.Tensor) -> torch.Tensor:
+        if not first:
+            first.append(torch.softmax(x, -1))
+        return first[0].clone()
+
+    bad = recheck(spec, shape, {"honest": lambda x: torch.softmax(x, -1), "stale": stale}, sets)
+    assert set(bad) == {"stale"} and "not torch's" in bad["stale"]
