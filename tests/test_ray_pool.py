@@ -14,7 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
-from workers_helpers import OP, Killer, Watch, make_candidates, options, record, verdicts  # noqa: E402
+from workers_helpers import (  # noqa: E402
+    OP,
+    Killer,
+    Watch,
+    make_candidates,
+    optimize_killing_one,
+    options,
+    record,
+    verdicts,
+)
 
 from kernelgen.cli import app  # noqa: E402
 from kernelgen.errors import KernelgenError  # noqa: E402
@@ -47,20 +56,7 @@ def test_killed_actor_loses_nothing(inside: Path, one_worker: dict[str, tuple], 
     pool = open_workers(OP, "cpu", opts)
     assert pool.size == 2
     assert all(w.name.startswith("ray-") for w in pool.workers)
-    watch = Watch()
-    killer = Killer(lambda: pool, "r01-c01", lambda w: ray.kill(w.actor))
-    killer.run_dir = lambda: (
-        inside / "evaluations" / OP / watch.run.id if watch.run is not None else None
-    )
-    killer.start()
-    try:
-        summary = optimize_op(OP, opts, watch, pool=pool)
-    finally:
-        pool.close()
-    killer.join(1)
-    assert killer.killed is not None, "never caught r01-c01 while an actor judged it"
-    assert killer.record_after is not None and killer.record_after["status"] == "pending"
-    assert pool.deaths == [killer.killed] and pool.requeued == ["r01-c01"]
+    summary, killer = optimize_killing_one(inside, opts, pool, lambda w: ray.kill(w.actor))
     judged_by = record(inside, summary.run_id, "r01-c01")["worker"]
     assert judged_by.startswith("ray-") and judged_by != killer.killed
     assert verdicts(inside, summary.run_id) == one_worker

@@ -18,6 +18,7 @@ from workers_helpers import (  # noqa: E402
     Watch,
     kill_process,
     make_candidates,
+    optimize_killing_one,
     options,
     record,
     verdicts,
@@ -35,21 +36,8 @@ def test_killed_worker_loses_nothing(inside: Path, one_worker: dict[str, tuple])
     cands = make_candidates(folder)
     opts = options(cands, gpus="2")
     pool = open_workers(OP, "cpu", opts)
-    watch = Watch()
-    killer = Killer(lambda: pool, "r01-c01", kill_process)
-    killer.run_dir = lambda: (
-        inside / "evaluations" / OP / watch.run.id if watch.run is not None else None
-    )
-    killer.start()
-    try:
-        summary = optimize_op(OP, opts, watch, pool=pool)
-    finally:
-        pool.close()
-    killer.join(1)
-    assert killer.killed is not None, "never caught r01-c01 while a worker judged it"
     # Right after the kill the candidate was pending; another worker judged it.
-    assert killer.record_after is not None and killer.record_after["status"] == "pending"
-    assert pool.deaths == [killer.killed] and pool.requeued == ["r01-c01"]
+    summary, killer = optimize_killing_one(inside, opts, pool, kill_process)
     first = record(inside, summary.run_id, "r01-c01")
     assert first["worker"] not in (None, killer.killed)
     # The records equal the one-worker run's (verdicts; timings aside).

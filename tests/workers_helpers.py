@@ -147,3 +147,28 @@ class Killer(threading.Thread):
 
 def kill_process(worker: object) -> None:
     os.kill(worker.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+
+
+def optimize_killing_one(
+    project: Path, opts: OptimizeOptions, pool: object, kill: Callable[[object], None]
+) -> tuple[object, Killer]:
+    """An optimize run over `pool` during which the worker judging r01-c01 is killed: the run's
+    summary and the killer. Checks what every such run must show: the kill happened while the
+    candidate was pending, that worker is the only death, and its candidate was put back."""
+    from kernelgen.optimize import optimize_op
+
+    watch = Watch()
+    killer = Killer(lambda: pool, "r01-c01", kill)
+    killer.run_dir = lambda: (
+        project / "evaluations" / OP / watch.run.id if watch.run is not None else None
+    )
+    killer.start()
+    try:
+        summary = optimize_op(OP, opts, watch, pool=pool)
+    finally:
+        pool.close()  # type: ignore[attr-defined]
+    killer.join(1)
+    assert killer.killed is not None, "never caught r01-c01 while a worker judged it"
+    assert killer.record_after is not None and killer.record_after["status"] == "pending"
+    assert pool.deaths == [killer.killed] and pool.requeued == ["r01-c01"]  # type: ignore[attr-defined]
+    return summary, killer
