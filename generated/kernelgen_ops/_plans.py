@@ -3,10 +3,10 @@
 Hand-written and shipped with the library. On unless KERNELGEN_OPS_PLANS=0 when kernelgen_ops is
 imported (or set_enabled(False)): tested on CPU against a pretend GPU (generated/tests/
 test_plans.py, test_calls.py) and on the H200 (the same files' gpu tests: replays bit-equal to
-the launcher, and inside a CUDA graph). It assumes of a launcher what the judge does not check
-yet (below). Off, nothing is installed and a call costs nothing more. The public call
-(_calls.py) keeps its own plans, under its key; Planned, over the module's launcher, serves the
-calls that reach the launcher directly (routed torch calls, _routing.py).
+the launcher, and inside a CUDA graph). It assumes of a launcher what the pipeline checks only
+at its bench's shapes (below). Off, nothing is installed and a call costs nothing more. The
+public call (_calls.py) keeps its own plans, under its key; Planned, over the module's launcher,
+serves the calls that reach the launcher directly (routed torch calls, _routing.py).
 
 Why. On the H200 a decode call of kernelgen_ops.softmax costs 27.8 us of host time against torch
 eager's 11.0 (scripts/host_overhead.py, 2026-12-03), and a lean launch (_launch.py) saves only the
