@@ -751,8 +751,35 @@ def _measured(bench: BenchRecord) -> dict[str, object]:
     }
 
 
+def first_judged(op: str, digest: str) -> tuple[str, str, str, str] | None:
+    """(created, run id, candidate id, proposer) of the earliest candidate record of `op` whose
+    source has sha256 `digest`, or None. A kernel resubmitted unchanged in a later run (to be
+    measured again) is promoted from that run; the header then says where it came from."""
+    found = []
+    for path in store.op_dir(op).glob("*/candidates/*/record.json"):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):  # an unreadable record is no evidence either way
+            continue
+        judged = data.get("sha256") or (data.get("verdict") or {}).get("sha256")
+        if judged == digest:
+            found.append(
+                (data.get("created") or "", path.parents[2].name, path.parent.name,
+                 str(data.get("proposer")))
+            )  # fmt: skip
+    return min(found) if found else None
+
+
 def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> Provenance:
     assert cand.bench is not None
+    digest = sha256(source)
+    first = first_judged(op, digest)
+    note = None
+    if first is not None and (first[1], first[2]) != (run_id, cand.id):
+        note = (
+            f"this source was first judged as {first[3]} run {first[1]}/{first[2]}; run "
+            f"{run_id} judged and measured it again unchanged, and its figures are the ones here"
+        )
     return Provenance(
         op=op,
         source=_relative(store.candidate_path(op, run_id, cand.id)),
@@ -763,7 +790,8 @@ def provenance_of(op: str, run_id: str, cand: CandidateRecord, source: str) -> P
         model=cand.model,
         round=cand.round,
         parent=cand.parent,
-        sha256=sha256(source),
+        sha256=digest,
+        note=note,
         **_measured(cand.bench),
     )
 

@@ -414,12 +414,12 @@ def _verdict(device: str, sanitized: list[str], not_run: bool = False) -> Verdic
     )
 
 
-def _run(best: str | None, candidates: dict[str, dict]) -> str:
+def _run(best: str | None, candidates: dict[str, dict], run_id: str = "run-1") -> str:
     settings = RunSettings(
         op="softmax", proposer="llm", model="m", device="cuda", budget=Budget(), seed=0
     )
     run = RunRecord(
-        id="run-1",
+        id=run_id,
         op="softmax",
         settings=settings,
         environment=_environment(),
@@ -440,7 +440,7 @@ def _run(best: str | None, candidates: dict[str, dict]) -> str:
             verdict=_verdict("cuda", sanitized=["memcheck", "racecheck"]),
         )
         fields.update(over)
-        store.save_candidate("softmax", "run-1", CandidateRecord(**fields), source=TUNED_SOFTMAX)
+        store.save_candidate("softmax", run_id, CandidateRecord(**fields), source=TUNED_SOFTMAX)
     return run.id
 
 
@@ -451,7 +451,22 @@ def test_promote_from_run_takes_the_best(project: Path) -> None:
     assert entry["run_id"] == "run-1" and entry["candidate_id"] == "r1-c0"
     assert entry["record"] == "evaluations/softmax/run-1/candidates/r1-c0/record.json"
     assert entry["geomean_seed"] == 2.5 and entry["device"] == H200
+    assert entry["note"] is None  # judged nowhere else
     assert store.load_run("softmax", run_id).promoted
+
+
+def test_a_source_judged_in_an_earlier_run_says_where(project: Path) -> None:
+    """The same source resubmitted unchanged in a later run, to be measured again: promoted from
+    that run, with a note naming the run that judged it first."""
+    early = {"r1-c0": {"proposer": "tune", "created": "2026-12-01T08:00:00+00:00"}}
+    _run("r1-c0", early, run_id="run-0")
+    run_id = _run("r1-c0", {"r1-c0": {"created": "2026-12-03T13:00:00+00:00"}}, run_id="run-1")
+    library = promote_from_run("softmax", run_id)
+    entry = json.loads((library / "MANIFEST.json").read_text())["ops"]["softmax"]
+    assert entry["run_id"] == "run-1"
+    assert "first judged as tune run run-0/r1-c0" in entry["note"]
+    header = (library / "softmax.py").read_text().split('"""')[0]
+    assert "first judged as tune run run-0/r1-c0" in " ".join(header.replace("#", " ").split())
 
 
 @pytest.mark.parametrize(
