@@ -48,6 +48,7 @@ planned.
 
 import functools
 import os
+import sys
 import threading
 from types import FunctionType
 from typing import Any
@@ -157,17 +158,80 @@ class _Plan:
     """What a call does, as allocations (size, stride, dtype, device), launches and the outputs:
     (source index, None, None, 0) for a source itself, else (source index, size, stride, elements
     past the source's first) for a view of one. Sources are the call's tensors, at `inputs` (their
-    positions among the arguments), then the allocations."""
+    positions among the arguments), then the allocations. `go(args)` does it: a function
+    generated for this plan (its text is `source`), so that a replay runs no loop over the plan."""
 
-    __slots__ = ("inputs", "allocations", "launches", "jits", "outputs", "kind", "whole")
+    __slots__ = ("inputs", "allocations", "launches", "jits", "outputs", "kind", "go", "source")
 
     def __init__(self, inputs, allocations, launches, outputs, kind) -> None:  # noqa: ANN001
         self.inputs, self.allocations, self.launches = inputs, allocations, launches
         self.jits = tuple({id(launch.jit): launch.jit for launch in launches}.values())
         self.outputs, self.kind = outputs, kind  # kind: torch.Tensor, tuple or list
-        # The one output a source as it is (softmax, rms_norm, silu_and_mul): returned as it is.
-        one = kind is torch.Tensor and outputs[0][1] is None
-        self.whole = outputs[0][0] if one else None
+        self.go, self.source = _generate(self)
+
+
+def _direct(run: Any) -> tuple | None:
+    """(the C launch function, cooperative grid, PDL) where `run` is Triton 3.6's CudaLauncher
+    and its kernel needs no scratch memory: CudaLauncher.__call__ then only passes the call on,
+    adding those two flags and None for both scratch buffers, and the replay calls the C
+    function itself (one Python frame and two scratch calls less per launch). Else None."""
+    driver = sys.modules.get("triton.backends.nvidia.driver")
+    launcher = getattr(driver, "CudaLauncher", None)
+    if launcher is None or type(run) is not launcher:
+        return None
+    if run.global_scratch_size or run.profile_scratch_size:
+        return None
+    return run.launch, run.launch_cooperative_grid, run.launch_pdl
+
+
+def _generate(plan: _Plan) -> tuple[Any, str]:
+    """The replay of a plan as a Python function of the call's arguments, and its text. Sources
+    are s0, s1, ...; every value the plan fixes is a name in the function's scope."""
+    scope: dict[str, Any] = {"_launch": _launch, "_empty": _empty_strided}
+    lines = [f"    s{j} = args[{position}]" for j, position in enumerate(plan.inputs)]
+    for k, (size, stride, dtype, device) in enumerate(plan.allocations):
+        j = len(plan.inputs) + k
+        scope.update({f"z{j}": size, f"r{j}": stride, f"t{j}": dtype, f"v{j}": device})
+        lines.append(f"    s{j} = _empty(z{j}, r{j}, dtype=t{j}, device=v{j})")
+    lines.append("    stream = _launch._current_stream(_launch._current_device())")
+    for i, launch in enumerate(plan.launches):
+        pointers = {position: (index, offset) for position, index, offset in launch.pointers}
+        values = []
+        for position, value in enumerate(launch.template):
+            if position in pointers:
+                index, offset = pointers[position]
+                values.append(f"s{index}.data_ptr()" + (f" + {offset}" if offset else ""))
+            else:
+                scope[f"a{i}_{position}"] = value
+                values.append(f"a{i}_{position}")
+        gx, gy, gz = launch.grid
+        scope.update({f"g{i}x": gx, f"g{i}y": gy, f"g{i}z": gz, f"f{i}": launch.function})
+        scope[f"m{i}"] = launch.metadata
+        head = f"g{i}x, g{i}y, g{i}z, stream, f{i}"
+        direct = _direct(launch.run)
+        if direct is None:  # CompiledKernel.run: (grid, stream, function, metadata, hooks...)
+            scope[f"l{i}"] = launch.run
+            head += f", m{i}, None, None, None"
+        else:  # what CudaLauncher.__call__ hands its C function (see _direct)
+            scope[f"l{i}"], scope[f"c{i}"], scope[f"p{i}"] = direct
+            head += f", c{i}, p{i}, None, None, m{i}, None, None, None"
+        lines.append(f"    l{i}({head}, {', '.join(values)})")
+    outs = []
+    for n, (index, size, stride, elements) in enumerate(plan.outputs):
+        if size is None:
+            outs.append(f"s{index}")
+        else:
+            scope[f"oz{n}"], scope[f"or{n}"] = size, stride
+            start = f"s{index}.storage_offset() + {elements}"
+            outs.append(f"s{index}.as_strided(oz{n}, or{n}, {start})")
+    joined = ", ".join(outs)
+    if plan.kind is torch.Tensor:
+        lines.append(f"    return {outs[0]}")
+    else:
+        lines.append(f"    return [{joined}]" if plan.kind is list else f"    return ({joined},)")
+    source = "def replay(args):\n" + "\n".join(lines) + "\n"
+    exec(compile(source, "<kernelgen_ops launch plan>", "exec"), scope)
+    return scope["replay"], source
 
 
 class Planned:
@@ -192,16 +256,16 @@ class Planned:
         launcher = self.__wrapped__
         if kwargs or not replays():
             return launcher(*args, **kwargs)
-        key = _key(args)
-        if key is None:
+        k = key(args)
+        if k is None:
             return launcher(*args)
-        plan = self._plans.get(key, _MISSING)
+        plan = self._plans.get(k, _MISSING)
         if plan is None:
             return launcher(*args)
         if plan is _MISSING:
             if len(self._plans) >= MAX_PLANS:
                 return launcher(*args)
-            out, self._plans[key] = record(launcher, self._namespace, args)
+            out, self._plans[k] = record(launcher, self._namespace, args)
             return out
         out = replay(plan, args)
         return launcher(*args) if out is NOT_REPLAYED else out
@@ -246,14 +310,10 @@ def record(launcher: Any, namespace: dict[str, Any], args: tuple) -> tuple[Any, 
     return out, None if others else _plan(args, watch, seen, out)
 
 
-def key(args: tuple, grad_enabled: bool) -> tuple | None:
-    """The key of a public call (_calls.py): the launcher's key (_key), with what the contract
-    checks read beyond it: grad mode, and per tensor whether it wants a gradient and is a
-    negated view. None for arguments no key is made for."""
-    return _key(args, grad_enabled)
-
-
-def _key(args: tuple, grad_enabled: bool | None = None) -> tuple | None:
+def key(args: tuple, grad_enabled: bool | None = None) -> tuple | None:
+    """The key of a call: the launcher's (grad_enabled None, Planned) or the public call's
+    (_calls.py), which adds what the contract checks read beyond it: grad mode, and per tensor
+    whether it wants a gradient and is a negated view. None for arguments no key is made for."""
     parts: list[Any] = [_launch._current_device() if _CUDA else -1, grad_enabled]
     for a in args:
         kind = type(a)
@@ -368,28 +428,10 @@ def replay(plan: _Plan, args: tuple) -> Any:
     """The plan's allocations and launches with this call's pointers, and its outputs; or
     NOT_REPLAYED when a launch hook, a replaced JITFunction.run or a kernel's changed globals
     ask for the launcher (what a lean launch would step aside for). Every call pays this, so
-    the plan holds what can be computed once (see _Plan)."""
+    what can be decided once is in the plan's generated function (see _generate)."""
     if not _hooks_empty():
         return NOT_REPLAYED
     for jit in plan.jits:
         if jit.pre_run_hooks or (jit.used_global_vals and not _launch._globals_kept(jit)):
             return NOT_REPLAYED
-    sources = [args[i] for i in plan.inputs]
-    for size, stride, dtype, device in plan.allocations:
-        sources.append(_empty_strided(size, stride, dtype=dtype, device=device))
-    stream = _launch._current_stream(_launch._current_device())
-    for launch in plan.launches:
-        full = launch.template.copy()
-        for position, index, offset in launch.pointers:
-            full[position] = sources[index].data_ptr() + offset
-        gx, gy, gz = launch.grid
-        launch.run(gx, gy, gz, stream, launch.function, launch.metadata, None, None, None, *full)
-    if plan.whole is not None:
-        return sources[plan.whole]
-    outs = [
-        sources[i]
-        if size is None
-        else sources[i].as_strided(size, stride, sources[i].storage_offset() + elements)
-        for i, size, stride, elements in plan.outputs
-    ]
-    return outs[0] if plan.kind is torch.Tensor else plan.kind(outs)
+    return plan.go(args)

@@ -102,7 +102,7 @@ def test_a_replay_launches_what_the_lean_path_launches(op: str, pretend, monkeyp
             assert not any(g.data_ptr() == a.data_ptr() for a in tensors)
     # Planned unless the launcher's reshape of x has to copy (x's rows cannot be viewed flat):
     # that copy is a torch op the replay would not make.
-    copies = {_plans._key(args) for args in _inputs(op) if _reshape_copies(args[0])}
+    copies = {_plans.key(args) for args in _inputs(op) if _reshape_copies(args[0])}
     assert copies != set(planned._plans)
     for key, plan in planned._plans.items():
         assert (plan is None) == (key in copies), key
@@ -193,6 +193,55 @@ def test_a_view_of_an_allocation_is_returned_as_that_view(pretend: Pretend) -> N
     assert len(ns["calls"]) == 1
     assert out.shape == (4, 16) and out.storage_offset() == 8
     assert pretend.launches[0][9] == out.data_ptr()  # the kernel wrote where the view starts
+
+
+def _cuda_launcher(scratch: int) -> tuple[Any, list[tuple]]:
+    """Triton's CudaLauncher, not compiled: its C launch function records what it is handed."""
+    from triton.backends.nvidia.driver import CudaLauncher
+
+    launcher = object.__new__(CudaLauncher)
+    handed: list[tuple] = []
+    launcher.launch = lambda *a: handed.append(a)
+    launcher.num_ctas = 1
+    launcher.global_scratch_size, launcher.global_scratch_align = scratch, 128
+    launcher.profile_scratch_size, launcher.profile_scratch_align = 0, 1
+    launcher.launch_cooperative_grid, launcher.launch_pdl = False, True
+    return launcher, handed
+
+
+def _one_launch_plan(run: Any, x: torch.Tensor) -> _plans._Plan:
+    """y = kernel(y, x + 32 bytes, 8, 3.0) on a (4,) grid, y allocated like x."""
+    entry = (None, run, 7, (4, 1, 0))  # (kernel, run, function handle, packed metadata)
+    launch = _plans._Launch(None, entry, (4,), [None, None, 8, 3.0], ((0, 1, 0), (1, 0, 32)))
+    allocation = (tuple(x.shape), x.stride(), x.dtype, x.device)
+    return _plans._Plan((0,), [allocation], [launch], [(1, None, None, 0)], torch.Tensor)
+
+
+def test_a_replay_hands_triton_s_c_launch_what_its_launcher_would(pretend: Pretend) -> None:
+    launcher, handed = _cuda_launcher(scratch=0)
+    x = torch.randn(4, 8)
+    plan = _one_launch_plan(launcher, x)
+    out = plan.go((x,))
+    assert "c0, p0" in plan.source  # the C function itself, with the launcher's two flags
+    # What CudaLauncher.__call__ hands the same C function for the same launch.
+    launcher(
+        4, 1, 1, 1000, 7, (4, 1, 0), None, None, None, out.data_ptr(), x.data_ptr() + 32, 8, 3.0
+    )
+    replayed, through_call = handed
+    assert replayed == through_call
+    assert out.shape == x.shape and out.data_ptr() != x.data_ptr()
+
+
+def test_a_kernel_that_needs_scratch_memory_is_replayed_through_its_launcher(
+    pretend: Pretend,
+) -> None:
+    launcher, handed = _cuda_launcher(scratch=64)
+    plan = _one_launch_plan(launcher, torch.randn(4, 8))
+    assert "c0" not in plan.source
+    # CudaLauncher.__call__ asks Triton's allocator for the scratch, and none is set here.
+    with pytest.raises(RuntimeError, match="allocator"):
+        plan.go((torch.randn(4, 8),))
+    assert not handed
 
 
 def test_off_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
