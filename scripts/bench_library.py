@@ -23,7 +23,11 @@ one after another, and streams one JSON line per figure; OUT.json is rewritten a
 so a run cut short keeps what it finished. The record's summary gives, per operator and metric,
 the geometric mean and the worst ratio of kernelgen_ops.<op> to the best peer on each shape
 (below 1: faster than every peer), and of the routed torch call to the plain one; host_target
-gives the issue's target at decode shapes (host time at most eager's + 2 us), met or not.
+gives the issue's target at decode shapes (host time at most eager's + 2 us), met or not, and
+routed the issue's rule for torch.<op> under use(): per shape, never slower than without it by
+more than the measured noise (device time; host time at decode shapes). A shape's host times
+are taken in interleaved rounds, every implementation of the kernelgen worker once per round in
+a rotating order, so that a slow spell of the host falls on all of them.
 --budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
 is stopped, and what it had not measured is missing from the record.
 
@@ -56,6 +60,7 @@ from kernelgen.bench.library import (  # noqa: E402
     LibraryBench,
     Measurement,
     Ratio,
+    RoutedCheck,
     Worker,
 )
 
@@ -148,12 +153,49 @@ def host_targets(ms: list[Measurement]) -> list[HostTarget]:
     return out
 
 
+def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
+    ok = [m for m in ms if m.error is None and m.skipped is None]
+    out = []
+    for op in dict.fromkeys(m.op for m in ok if m.impl == "routed"):
+        for metric, spread in (("device_us", "device_spread"), ("host_us", "host_spread")):
+            eager = {m.shape: m for m in ok if m.op == op and m.impl == "eager"}
+            rows = []  # (excess, noise, shape)
+            for m in ok:
+                plain = eager.get(m.shape)
+                if m.op != op or m.impl != "routed" or plain is None:
+                    continue
+                if metric == "host_us" and not m.decode:
+                    continue  # host time is the rule at decode shapes only
+                mine, base = getattr(m, metric), getattr(plain, metric)
+                if mine is None or base is None:
+                    continue
+                noise = max(getattr(m, spread) or 0.0, getattr(plain, spread) or 0.0) * base
+                rows.append((mine - base, noise, m.shape))
+            if not rows:
+                continue
+            worst = max(rows)
+            out.append(
+                RoutedCheck(
+                    op=op,
+                    metric=metric,  # type: ignore[arg-type]
+                    shapes=len(rows),
+                    worst_excess=round(worst[0], 3),
+                    worst_shape=worst[2],
+                    noise_there=round(worst[1], 3),
+                    over_noise=[shape for excess, noise, shape in rows if excess > noise],
+                    met=all(excess <= noise for excess, noise, _ in rows),
+                )
+            )
+    return out
+
+
 # ---------------------------------------------------------------- running the workers
 
 
 def _save(record: LibraryBench, out: Path) -> None:
     record.summary = summarize(record.measurements)
     record.host_target = host_targets(record.measurements)
+    record.routed = routed_checks(record.measurements)
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(record.model_dump_json(indent=2) + "\n")
     tmp.replace(out)
@@ -258,6 +300,12 @@ def main() -> int:
         print(
             f"{t.op:13s} decode host time, {t.impl} - eager: worst {t.worst_excess_us} us "
             f"({t.worst_shape}), target <= {TARGET_US} us: {'met' if t.met else 'NOT met'}"
+        )
+    for c in record.routed:
+        print(
+            f"{c.op:13s} torch.{c.op} under use() - without, {c.metric}: worst {c.worst_excess} us "
+            f"({c.worst_shape}, noise there {c.noise_there} us): "
+            f"{'within noise' if c.met else 'past noise at ' + ', '.join(c.over_noise)}"
         )
     return 0 if record.complete else 1
 

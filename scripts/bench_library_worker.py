@@ -10,8 +10,12 @@ alone (eager runs too, as the reference its outputs are checked against, untimed
 Timing follows kernelgen's protocol (kernelgen/bench/timing.py): per implementation and shape, a
 short graph probe sets the calls per replay, then GRAPH_REPLAYS replays of one CUDA graph, L2
 flushed before each, inputs rotated over a pool of copies so no call reads what an earlier call
-of the replay left in L2; the median replay over its calls is the device time. Host time: the
-median of three runs of back-to-back calls (wall / calls, one synchronize at the end).
+of the replay left in L2; the median replay over its calls is the device time. Host time: wall
+/ calls of back-to-back calls, one synchronize at the end, in HOST_RUNS rounds that time every
+implementation of the shape once each (host_rounds); the median of its rounds. Spreads are the
+trimmed range of the replays, or of the rounds, over the median (timing.summarize): the noise
+the routed call is judged against. Inductor compiles in this process (no compile workers left
+running beside the timing).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import contextlib
 import importlib
 import importlib.metadata
 import json
-import statistics
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +34,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# torch.compile's default pool of compile worker processes stays alive after the compile, and
+# the host timings of this process would share the CPUs with it.
+os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
 import torch  # noqa: E402
 
@@ -257,18 +264,19 @@ def _fresh_compile(fn: Callable[..., Any]) -> Callable[..., Any]:
     return torch.compile(fn, dynamic=False)
 
 
-def measure(impl: Impl, args: list[Any], ref: Any) -> dict[str, Any]:
-    """Device and host time of one implementation on one input set."""
+def measure(impl: Impl, args: list[Any], ref: Any) -> tuple[dict[str, Any], timing.Call | None]:
+    """Device time of one implementation on one input set, and the call its host time is taken
+    of (None where it raised or disagreed with eager)."""
     if impl.fn is None:
-        return {"error": impl.error}
+        return {"error": impl.error}, None
     fn = impl.per_shape() if impl.per_shape is not None else impl.fn
     with impl.context():
         try:
             problem = disagreement(fn(*args), ref)  # the first call compiles
         except Exception as e:
-            return {"error": timing.describe_error(e)}
+            return {"error": timing.describe_error(e)}, None
         if problem:
-            return {"error": problem, "api": impl.api}
+            return {"error": problem, "api": impl.api}, None
         out: dict[str, Any] = {"api": impl.api, "path": impl.path(*args)}
         call = timing.rotating(fn, timing.graph_pool([args]))
         try:
@@ -280,20 +288,36 @@ def measure(impl: Impl, args: list[Any], ref: Any) -> dict[str, Any]:
             n = timing.graph_calls(per_call)
             graph = timing.GraphTimer(call, n)
             try:
-                out |= {"device_us": graph.time_us(), "method": "graph", "calls_per_replay": n}
+                device, spread = timing.summarize(graph.samples_us())
+                out |= {"device_us": device, "method": "graph", "calls_per_replay": n}
+                out["device_spread"] = round(spread, 4)
             finally:
                 graph.close()
         except Exception:  # not capturable (a sync, a host read): do_bench, as the protocol does
             out |= {"device_us": timing.bench_us(call), "method": "do_bench"}
-        calls = timing.host_calls(out["device_us"])
-        if out["device_us"] < HOST_MIN_CALLS_BELOW_US:
-            calls = max(calls, HOST_MIN_CALLS)
-        timing.host_us(call, calls // 10)  # warm-up: the graph timer's pool and streams settle
-        hosts = [timing.host_us(call, calls) for _ in range(HOST_RUNS)]
-        out["host_us"] = statistics.median(hosts)
     out["device_us"] = round(out["device_us"], 3)
-    out["host_us"] = round(out["host_us"], 3)
-    return out
+    return out, call
+
+
+def host_rounds(timed: list[tuple[Impl, timing.Call, float]]) -> dict[str, tuple[float, float]]:
+    """Host time (median, spread) of each implementation of one shape: HOST_RUNS rounds, each
+    timing every implementation once in an order that rotates by round, after a warm-up of each.
+    A slow spell of the host (seconds long on the H200's) then falls on all of them instead of
+    on whichever was being timed, and the routed call is compared with eager inside a round."""
+    counts = {}
+    for impl, call, device_us in timed:
+        n = timing.host_calls(device_us)
+        counts[impl.name] = max(n, HOST_MIN_CALLS) if device_us < HOST_MIN_CALLS_BELOW_US else n
+        with impl.context():
+            timing.host_us(call, counts[impl.name] // 10)  # the graph pool and streams settle
+    by_name = {impl.name: (impl, call) for impl, call, _ in timed}
+    samples: dict[str, list[float]] = {name: [] for name in by_name}
+    for r in range(HOST_RUNS):
+        for name in timing.rotated(list(by_name), r):
+            impl, call = by_name[name]
+            with impl.context():
+                samples[name].append(timing.host_us(call, counts[name]))
+    return {name: timing.summarize(xs) for name, xs in samples.items()}
 
 
 # ---------------------------------------------------------------- the worker
@@ -345,6 +369,7 @@ def main() -> int:
                 ref = spec.eager(*args)
                 if impls is None:  # a peer: its API is chosen on the first shape
                     impls = [peer_impl(a.group, op, args, ref)]
+                results = []  # (head, figures, call): host times are taken together below
                 for impl in impls:
                     head = {
                         "op": op,
@@ -359,7 +384,15 @@ def main() -> int:
                         skipped = f"wider than --forced-max-cols {a.forced_max_cols}"
                         emit("measurement", **head, skipped=skipped)
                         continue
-                    emit("measurement", **head, **measure(impl, args, ref))
+                    results.append((impl, head, *measure(impl, args, ref)))
+                timed = [(i, c, f["device_us"]) for i, _, f, c in results if c is not None]
+                hosts = host_rounds(timed)
+                for impl, head, figures, _ in results:
+                    if impl.name in hosts:
+                        host, spread = hosts[impl.name]
+                        figures |= {"host_us": round(host, 3), "host_spread": round(spread, 4)}
+                    emit("measurement", **head, **figures)
+                del results, timed
                 del args, ref
                 torch.cuda.empty_cache()
     return 0

@@ -1,6 +1,7 @@
 """scripts/bench_library.py without a GPU: which shapes it times, and how its summary compares
 kernelgen_ops with the best peer."""
 
+import contextlib
 import importlib.util
 import sys
 from pathlib import Path
@@ -94,3 +95,56 @@ def test_the_host_target_is_eagers_host_time_plus_two_us(bench) -> None:
     assert (target.worst_excess_us, target.worst_shape, target.met) == (2.5, "16x4096", False)
     ms[2] = _m(bench, "16x4096", "kernelgen_ops", 3, 11.0, decode=True)
     assert bench.host_targets(ms)[0].met
+
+
+def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
+    def m(shape, impl, device, host, decode, spread):
+        row = _m(bench, shape, impl, device, host, decode=decode)
+        return row.model_copy(update={"device_spread": spread, "host_spread": spread})
+
+    ms = [
+        m("1x4096", "routed", 3.0, 10.4, True, 0.02),
+        m("1x4096", "eager", 3.0, 10.0, True, 0.05),  # host noise there: 0.05 x 10 = 0.5 us
+        m("4096x4096", "routed", 31.0, 90.0, False, 0.01),
+        m("4096x4096", "eager", 30.0, 30.0, False, 0.01),  # device noise: 0.3 us, past it by 0.7
+    ]
+    got = {c.metric: c for c in bench.routed_checks(ms)}
+    host, device = got["host_us"], got["device_us"]
+    # Host time counts at decode shapes only: 4096x4096's 60 us more is not judged.
+    assert (host.shapes, host.worst_shape, host.met) == (1, "1x4096", True)
+    assert host.worst_excess == pytest.approx(0.4) and host.noise_there == pytest.approx(0.5)
+    assert (device.shapes, device.over_noise, device.met) == (2, ["4096x4096"], False)
+    assert (device.worst_excess, device.noise_there) == (pytest.approx(1.0), pytest.approx(0.3))
+    ms[2] = m("4096x4096", "routed", 30.2, 90.0, False, 0.01)
+    assert all(c.met for c in bench.routed_checks(ms))
+
+
+def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monkeypatch) -> None:
+    order: list[tuple[str, int]] = []
+    entered: list[str] = []
+
+    def host_us(call, n: int) -> float:
+        name = call()
+        order.append((name, n))
+        return {"a": 10.0, "b": 20.0, "c": 30.0}[name]
+
+    def context(name: str):
+        @contextlib.contextmanager
+        def entering():
+            entered.append(name)
+            yield
+
+        return entering
+
+    monkeypatch.setattr(worker.timing, "host_us", host_us)
+    impls = [worker.Impl(n, fn=None, context=context(n)) for n in "abc"]
+    devices = (5.0, 5.0, 80.0)
+    timed = [(i, lambda n=i.name: n, d) for i, d in zip(impls, devices, strict=True)]
+    got = worker.host_rounds(timed)
+    assert got == {"a": (10.0, 0.0), "b": (20.0, 0.0), "c": (30.0, 0.0)}
+    warm, rounds = order[:3], order[3:]
+    # Launch-bound shapes (device time under 30 us) take at least 1000 calls a round.
+    assert warm == [("a", 100), ("b", 100), ("c", 20)]
+    assert [n for n, _ in rounds[:9]] == [*"abc", *"bca", *"cab"]
+    assert len(rounds) == 3 * worker.HOST_RUNS
+    assert entered.count("a") == 1 + worker.HOST_RUNS  # every timing inside its own context

@@ -47,6 +47,12 @@ class Measurement(_Model):
     )
     device_us: float | None = Field(None, description="per call, CUDA-graph replay")
     host_us: float | None = Field(None, description="wall per call, back-to-back calls")
+    device_spread: float | None = Field(
+        None, description="the graph replays' trimmed range over their median (timing.summarize)"
+    )
+    host_spread: float | None = Field(
+        None, description="the host rounds' trimmed range over their median (timing.summarize)"
+    )
     method: Literal["graph", "do_bench"] | None = None
     calls_per_replay: int | None = None
     path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
@@ -81,6 +87,21 @@ class HostTarget(_Model):
     met: bool | None = None
 
 
+class RoutedCheck(_Model):
+    """Issue [H]'s rule for a routed torch call: never slower than the plain call by more than
+    the measured noise, per shape (host time at decode shapes only). The noise of a shape is the
+    larger of the two calls' spreads, times the plain call's median."""
+
+    op: str
+    metric: Literal["device_us", "host_us"]
+    shapes: int
+    worst_excess: float | None = Field(None, description="max of routed - eager, in us")
+    worst_shape: str | None = None
+    noise_there: float | None = Field(None, description="the noise at worst_shape, in us")
+    over_noise: list[str] = Field(default_factory=list, description="shapes past their noise")
+    met: bool | None = None
+
+
 class Worker(_Model):
     group: str
     state: Literal["pending", "running", "finished", "failed", "timed_out"] = "pending"
@@ -101,6 +122,7 @@ class LibraryBench(_Model):
     measurements: list[Measurement] = Field(default_factory=list)
     summary: list[Ratio] = Field(default_factory=list)
     host_target: list[HostTarget] = Field(default_factory=list)
+    routed: list[RoutedCheck] = Field(default_factory=list)
     complete: bool = False
 
 

@@ -193,6 +193,10 @@ class GraphTimer:
 
     def time_us(self, replays: int = GRAPH_REPLAYS) -> float:
         """Median per-call time of `replays` replays, each timed alone between its own events."""
+        return statistics.median(self.samples_us(replays))
+
+    def samples_us(self, replays: int = GRAPH_REPLAYS) -> list[float]:
+        """Per-call time of each of `replays` replays, each timed alone between its own events."""
         import torch
 
         events = [
@@ -205,7 +209,7 @@ class GraphTimer:
             self.graph.replay()
             end.record()
         torch.cuda.synchronize()
-        return statistics.median(s.elapsed_time(e) * 1e3 / self.n_calls for s, e in events)
+        return [s.elapsed_time(e) * 1e3 / self.n_calls for s, e in events]
 
     def close(self) -> None:
         self.graph.reset()  # gives the graph's private memory pool back

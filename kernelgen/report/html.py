@@ -333,6 +333,13 @@ def _vs_best_peer(f: LibraryFigures | None) -> str:
             f"decode host time {'+' if v >= 0 else '−'}{fmt.us(abs(v))} µs over eager's "
             f"(target ≤ {TARGET_US:g} µs: {met})"
         )
+    if f.routed_within_noise is not None:
+        past = ", ".join(f.routed_over_noise)
+        more.append(
+            "torch call under use(): within noise"
+            if f.routed_within_noise
+            else f"torch call under use(): slower past noise at {past}"
+        )
     if more:
         cell += f'<br><small class="dim">{e(" · ".join(more))}</small>'
     return f'<td class="num">{cell}</td>'

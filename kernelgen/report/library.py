@@ -58,6 +58,15 @@ class LibraryFigures(BaseModel):
     decode_host_target_met: bool | None = Field(
         description=f"decode_host_excess_us at most {TARGET_US:g} us (issue [H]'s target)"
     )
+    routed_within_noise: bool | None = Field(
+        None,
+        description="torch.<op> under use() never slower than without it by more than the "
+        "measured noise, device time at every shape and host time at decode shapes (issue [H]); "
+        "None where the record has no such check",
+    )
+    routed_over_noise: list[str] = Field(
+        default_factory=list, description="metric:shape where the routed call was past the noise"
+    )
 
 
 def _ratio(rec: LibraryBench, op: str, impl: str, against: str) -> Ratio | None:
@@ -92,6 +101,7 @@ def library_figures(op: str, stored: StoredBench | None) -> LibraryFigures | Non
     kernel = _ratio(rec, op, "kernelgen_ops[kernel]", "best_peer")
     routed = _ratio(rec, op, "routed", "eager")
     host = next((t for t in rec.host_target if (t.op, t.impl) == (op, "kernelgen_ops")), None)
+    checks = [c for c in rec.routed if c.op == op]
     gpu = rec.environment.get("gpu")
     return LibraryFigures(
         record=stored.path,
@@ -108,6 +118,8 @@ def library_figures(op: str, stored: StoredBench | None) -> LibraryFigures | Non
         routed_time_over_eager=routed.geomean if routed else None,
         decode_host_excess_us=host.worst_excess_us if host else None,
         decode_host_target_met=host.met if host else None,
+        routed_within_noise=all(c.met for c in checks) if checks else None,
+        routed_over_noise=[f"{c.metric}:{shape}" for c in checks for shape in c.over_noise],
     )
 
 

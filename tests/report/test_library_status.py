@@ -14,6 +14,7 @@ from kernelgen.bench.library import (
     LibraryBench,
     Measurement,
     Ratio,
+    RoutedCheck,
     newest_record,
 )
 
@@ -96,6 +97,12 @@ def record(created: str = "2026-12-01T17:14:20+00:00", scale: float = 1.0) -> Li
             ),
             HostTarget(op="softmax", impl="routed", decode_shapes=4, worst_excess_us=1.0, met=True),
         ],
+        routed=[
+            RoutedCheck(op="softmax", metric="host_us", shapes=4, met=True),
+            RoutedCheck(
+                op="softmax", metric="device_us", shapes=7, over_noise=["1x32000"], met=False
+            ),
+        ],
         complete=True,
     )
 
@@ -129,11 +136,14 @@ def test_the_record_shows_per_operator(project):
         "routed_time_over_eager": 0.81,
         "decode_host_excess_us": 25.83,
         "decode_host_target_met": False,
+        "routed_within_noise": False,
+        "routed_over_noise": ["device_us:1x32000"],
     }
     rms = ops["rms_norm"]["library"]
     assert rms["peers"] == ["eager", "liger"]
     assert (rms["time_over_best_peer"], rms["shapes"]) == (0.9, 9)
     assert rms["routed_time_over_eager"] is None and rms["decode_host_excess_us"] is None
+    assert rms["routed_within_noise"] is None
     # Not in the record: nothing from it.
     assert ops["silu_and_mul"]["library"] is None
 
@@ -146,6 +156,7 @@ def test_the_record_shows_per_operator(project):
     page = (project.root / "evaluations" / "index.html").read_text()
     assert "vs best peer (library bench)" in page and "1.10× time" in page
     assert "target ≤ 2 µs: not met" in page
+    assert "torch call under use(): slower past noise at device_us:1x32000" in page
 
 
 def test_the_newest_record_wins(project):
