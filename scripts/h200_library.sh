@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the H200 (carry .whl): the library's GPU checks and figures, each step's output written under
 # $OUT as it goes, so a call cut short keeps the steps it finished:
-#   generated/tests (their gpu tests included), scripts/host_overhead.py, issue [R]'s workers
-#   sharing the one GPU (scripts/h200_workers.py; WORKERS=0 skips it), then
+#   GEN_TESTS (default generated/tests, their gpu tests included), scripts/host_overhead.py,
+#   issue [R]'s WORKERS workers sharing the one GPU on WORKER_OPS for WORKERS_S seconds
+#   (scripts/h200_workers.py; defaults 3, silu_and_mul, 150; WORKERS=0 skips it), then
 #   scripts/bench_library.py with BENCH_S seconds (default 200).
 . scripts/h200_env.sh
 step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tail here
@@ -13,9 +14,13 @@ step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tai
   echo "== $name: rc=$? in $((SECONDS - start)) s"
   tail -n "${TAIL:-6}" "$OUT/$name.log"
 }
-step generated python3 -m pytest -q generated/tests -k "not install"
+# shellcheck disable=SC2086 # GEN_TESTS is a list of paths
+step generated python3 -m pytest -q ${GEN_TESTS:-generated/tests} -k "not install"
 step host python3 scripts/host_overhead.py "$OUT/host.json"
 if [ "${WORKERS:-3}" != 0 ]; then
-  step workers python3 scripts/h200_workers.py "$OUT/workers" --workers "${WORKERS:-3}"
+  # timeout: whatever hangs, the library bench after it still runs.
+  step workers timeout $((${WORKERS_S:-150} + 60)) \
+    python3 scripts/h200_workers.py "$OUT/workers" --workers "${WORKERS:-3}" \
+    --ops "${WORKER_OPS:-silu_and_mul}" --budget-s "${WORKERS_S:-150}"
 fi
 TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" --budget-s "${BENCH_S:-200}"

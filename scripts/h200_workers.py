@@ -5,7 +5,9 @@ precision) are judged by a pool of one worker, then by a pool of K workers all o
 (workers.py, each its own process and sandboxes); the verdicts (outcome, category, each case's
 status) must be equal, timings and workers aside.
     python scripts/h200_workers.py OUT_DIR [--ops softmax,silu_and_mul,rms_norm] [--workers 3]
-Writes OUT_DIR/h200_workers.json and exits 1 when a verdict differs.
+Writes OUT_DIR/h200_workers.json after each operator (the workers' stderr under OUT_DIR/logs),
+prints each verdict as it comes, and exits 1 when a verdict differs; past --budget-s it stops
+with what it has.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import argparse
 import json
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -55,7 +56,13 @@ def verdict_key(v: object) -> dict:
 
 
 def judge_all(
-    op: str, slots: list[str], sources: dict[str, str], seed: int, device: str = "cuda"
+    op: str,
+    slots: list[str],
+    sources: dict[str, str],
+    seed: int,
+    logs: Path,
+    deadline: float,
+    device: str = "cuda",
 ) -> dict:
     from kernelgen import paths
     from kernelgen.station import StationConfig
@@ -63,16 +70,25 @@ def judge_all(
 
     config = StationConfig(op=op, device=device, seed=seed, root=str(paths.root()))
     mark = time.monotonic()
-    workers = start_local(config, slots, Path(tempfile.mkdtemp(prefix="h200-workers-")))
+    workers = start_local(config, slots, logs)  # each worker's stderr: logs/<name>.stderr
     pool = Pool(workers, f"{len(slots)} workers on GPU {','.join(sorted(set(slots)))}")  # type: ignore[arg-type]
     started = time.monotonic() - mark
+    print(f"{op}: {len(slots)} worker(s) started in {started:.1f} s", flush=True)
     try:
         mark = time.monotonic()
         futures = {
             name: pool.submit(pool.job("judge", candidate=name, source=src))
             for name, src in sources.items()
         }
-        outcomes = {name: f.result() for name, f in futures.items()}
+        outcomes = {}
+        for name, f in futures.items():
+            try:
+                outcomes[name] = f.result(timeout=max(1.0, deadline - time.monotonic()))
+            except TimeoutError:
+                raise SystemExit(f"{op}: out of --budget-s while judging {name}") from None
+            o = outcomes[name]
+            what = o.error or f"{o.verdict.outcome} ({o.verdict.category})"  # type: ignore[union-attr]
+            print(f"  {name}: {what} by {o.worker}, {time.monotonic() - mark:.1f} s", flush=True)
         seconds = time.monotonic() - mark
     finally:
         pool.close()
@@ -94,6 +110,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--ops", default="softmax,silu_and_mul,rms_norm")
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--budget-s", type=float, default=400.0, help="stop after this long")
     # CPU: a smoke run of this script through the interpreter (KERNELGEN_ROOT may name a
     # project with small specs); its verdicts are the interpreter's, not the H200's.
     parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
@@ -105,11 +122,15 @@ def main() -> None:
         raise SystemExit("h200_workers.py needs a CUDA device (or --device cpu for a smoke run)")
     gpu = "0" if args.device == "cuda" else ""
     record: dict = {"device": args.device, "workers": args.workers, "ops": {}, "equal": True}
+    deadline = time.monotonic() + args.budget_s
     for op in args.ops.split(","):
         sources = candidates(op)
         seed = random.SystemRandom().randrange(2**31)  # one seed: both pools draw the same inputs
-        one = judge_all(op, [gpu], sources, seed, args.device)
-        shared = judge_all(op, [gpu] * args.workers, sources, seed, args.device)
+        logs = args.out / "logs" / op
+        one = judge_all(op, [gpu], sources, seed, logs / "one", deadline, args.device)
+        shared = judge_all(
+            op, [gpu] * args.workers, sources, seed, logs / "shared", deadline, args.device
+        )
         diff = [n for n in sources if one["verdicts"][n] != shared["verdicts"][n]]
         record["ops"][op] = {"seed": seed, "one": one, "shared": shared, "differ": diff}
         record["equal"] = record["equal"] and not diff

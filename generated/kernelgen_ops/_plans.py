@@ -62,7 +62,7 @@ MAX_PLANS = 256  # per launcher; past that, calls that need a new plan run the l
 _MISSING = object()
 _CUDA = torch.cuda.is_available()  # without it (CPU, the interpreter) there is no current device
 _TENSOR, _PARAMETER = torch.Tensor, torch.nn.Parameter
-_empty_strided = torch.empty_strided
+_empty_strided, _empty_like = torch.empty_strided, torch.empty_like
 _SCALARS = (int, float, bool, str, type(None))
 _ALLOCATIONS = frozenset(
     {
@@ -155,7 +155,8 @@ class _Launch:
 
 
 class _Plan:
-    """What a call does, as allocations (size, stride, dtype, device), launches and the outputs:
+    """What a call does, as allocations (size, stride, dtype, device, the input whose layout it
+    has or None), launches and the outputs:
     (source index, None, None, 0) for a source itself, else (source index, size, stride, elements
     past the source's first) for a view of one. Sources are the call's tensors, at `inputs` (their
     positions among the arguments), then the allocations. `go(args)` does it: a function
@@ -187,10 +188,35 @@ def _direct(run: Any) -> tuple | None:
 def _generate(plan: _Plan) -> tuple[Any, str]:
     """The replay of a plan as a Python function of the call's arguments, and its text. Sources
     are s0, s1, ...; every value the plan fixes is a name in the function's scope."""
-    scope: dict[str, Any] = {"_launch": _launch, "_empty": _empty_strided}
-    lines = [f"    s{j} = args[{position}]" for j, position in enumerate(plan.inputs)]
-    for k, (size, stride, dtype, device) in enumerate(plan.allocations):
+    scope: dict[str, Any] = {
+        "_launch": _launch,
+        "_knobs": _launch.knobs,
+        "_Chain": _launch._HookChain,
+        "_NOT": NOT_REPLAYED,
+        "_empty": _empty_strided,
+        "_like": _empty_like,
+    }
+    # What a lean launch checks before it launches (see _launch.LeanKernel._launch), inlined.
+    lines = [
+        "    enter, leave = _knobs.runtime.launch_enter_hook, _knobs.runtime.launch_exit_hook",
+        "    if not (",
+        "        _launch.JITFunction.run is _launch._TRITON_RUN",
+        "        and type(enter) is _Chain and not enter.calls",
+        "        and type(leave) is _Chain and not leave.calls",
+        "    ):",
+        "        return _NOT",
+    ]
+    for i, jit in enumerate(plan.jits):
+        scope[f"j{i}"] = jit
+        lines.append(f"    if j{i}.pre_run_hooks or (j{i}.used_global_vals and not _kept(j{i})):")
+        lines.append("        return _NOT")
+        scope["_kept"] = _launch._globals_kept
+    lines += [f"    s{j} = args[{position}]" for j, position in enumerate(plan.inputs)]
+    for k, (size, stride, dtype, device, like) in enumerate(plan.allocations):
         j = len(plan.inputs) + k
+        if like is not None:  # the layout of an input, which empty_like copies: fewer arguments
+            lines.append(f"    s{j} = _like(s{like})")
+            continue
         scope.update({f"z{j}": size, f"r{j}": stride, f"t{j}": dtype, f"v{j}": device})
         lines.append(f"    s{j} = _empty(z{j}, r{j}, dtype=t{j}, device=v{j})")
     lines.append("    stream = _launch._current_stream(_launch._current_device())")
@@ -358,6 +384,19 @@ def _source(t: torch.Tensor, sources: list[torch.Tensor]) -> tuple[int, int] | N
     return found[0], p - sources[found[0]].data_ptr()
 
 
+def _alike(t: torch.Tensor, inputs: list[torch.Tensor]) -> int | None:
+    """The first input whose layout torch.empty_like gives t's (size, stride, dtype, device), or
+    None. A call with the plan's key has inputs of the same layout, so empty_like (one argument
+    to parse) allocates what empty_strided (four) would."""
+    want = (t.shape, t.stride(), t.dtype, t.device)
+    for i, a in enumerate(inputs):
+        if (a.shape, a.stride(), a.dtype, a.device) == want:
+            probe = torch.empty_like(a)
+            if (probe.shape, probe.stride(), probe.dtype, probe.device) == want:
+                return i
+    return None
+
+
 def _plan(args: tuple, watch: Any, seen: list[tuple], out: Any) -> _Plan | None:
     if watch.refused is not None or not seen:
         return None
@@ -404,21 +443,11 @@ def _plan(args: tuple, watch: Any, seen: list[tuple], out: Any) -> _Plan | None:
             outputs.append((where[0], None, None, 0))
         else:
             outputs.append((where[0], tuple(r.shape), r.stride(), elements))
-    allocations = [(tuple(t.shape), t.stride(), t.dtype, t.device) for t in watch.allocated]
+    allocations = [
+        (tuple(t.shape), t.stride(), t.dtype, t.device, _alike(t, inputs)) for t in watch.allocated
+    ]
     positions = tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor))
     return _Plan(positions, allocations, launches, outputs, kind)
-
-
-def _hooks_empty() -> bool:
-    """No launch hooks and JITFunction.run Triton's: what a lean launch asks of the process."""
-    enter, leave = _launch.knobs.runtime.launch_enter_hook, _launch.knobs.runtime.launch_exit_hook
-    return (
-        _launch.JITFunction.run is _launch._TRITON_RUN
-        and type(enter) is _launch._HookChain
-        and not enter.calls
-        and type(leave) is _launch._HookChain
-        and not leave.calls
-    )
 
 
 NOT_REPLAYED = object()  # replay's answer where the process asks for the launcher itself
@@ -428,10 +457,5 @@ def replay(plan: _Plan, args: tuple) -> Any:
     """The plan's allocations and launches with this call's pointers, and its outputs; or
     NOT_REPLAYED when a launch hook, a replaced JITFunction.run or a kernel's changed globals
     ask for the launcher (what a lean launch would step aside for). Every call pays this, so
-    what can be decided once is in the plan's generated function (see _generate)."""
-    if not _hooks_empty():
-        return NOT_REPLAYED
-    for jit in plan.jits:
-        if jit.pre_run_hooks or (jit.used_global_vals and not _launch._globals_kept(jit)):
-            return NOT_REPLAYED
+    all of it, checks included, is the plan's generated function (see _generate)."""
     return plan.go(args)

@@ -9,6 +9,7 @@ import importlib
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -195,6 +196,33 @@ def test_a_view_of_an_allocation_is_returned_as_that_view(pretend: Pretend) -> N
     assert pretend.launches[0][9] == out.data_ptr()  # the kernel wrote where the view starts
 
 
+def test_an_allocation_with_an_input_s_layout_is_made_with_empty_like() -> None:
+    x, padded = torch.randn(4, 8), torch.randn(4, 9)[:, 1:]
+    assert _plans._alike(torch.empty(4, 8), [padded, x]) == 1
+    assert _plans._alike(torch.empty(4, 8), [padded]) is None
+    assert _plans._alike(torch.empty(4, 8, dtype=torch.float16), [x]) is None
+    # empty_like of a view with gaps is dense: a buffer with the view's strides is not its like.
+    assert _plans._alike(torch.empty_strided((4, 8), (9, 1)), [padded]) is None
+
+
+def test_a_replay_allocates_like_an_input_where_the_launcher_did(pretend: Pretend) -> None:
+    def same(kernel: Any, x: torch.Tensor) -> torch.Tensor:
+        y = torch.empty(x.shape, dtype=x.dtype)
+        kernel[(4,)](y, x, x.numel(), 1, 0.5, True, BLOCK=64)
+        return y
+
+    ns = _namespace(pretend, same)
+    planned = _plans.Planned(ns["op"], ns)
+    dense, padded = torch.randn(4, 16), torch.randn(4, 17)[:, 1:]
+    for x in (dense, padded):
+        planned(x)
+        out = planned(x)
+        assert (out.shape, out.stride()) == ((4, 16), (16, 1))
+    sources = [planned._plans[_plans.key((x,))].source for x in (dense, padded)]
+    assert "_like(s0)" in sources[0] and "_like" not in sources[1]
+    assert "_empty(" in sources[1]
+
+
 def _cuda_launcher(scratch: int) -> tuple[Any, list[tuple]]:
     """Triton's CudaLauncher, not compiled: its C launch function records what it is handed."""
     from triton.backends.nvidia.driver import CudaLauncher
@@ -212,8 +240,9 @@ def _cuda_launcher(scratch: int) -> tuple[Any, list[tuple]]:
 def _one_launch_plan(run: Any, x: torch.Tensor) -> _plans._Plan:
     """y = kernel(y, x + 32 bytes, 8, 3.0) on a (4,) grid, y allocated like x."""
     entry = (None, run, 7, (4, 1, 0))  # (kernel, run, function handle, packed metadata)
-    launch = _plans._Launch(None, entry, (4,), [None, None, 8, 3.0], ((0, 1, 0), (1, 0, 32)))
-    allocation = (tuple(x.shape), x.stride(), x.dtype, x.device)
+    jit = SimpleNamespace(pre_run_hooks=[], used_global_vals={})  # what a replay asks of it
+    launch = _plans._Launch(jit, entry, (4,), [None, None, 8, 3.0], ((0, 1, 0), (1, 0, 32)))
+    allocation = (tuple(x.shape), x.stride(), x.dtype, x.device, None)
     return _plans._Plan((0,), [allocation], [launch], [(1, None, None, 0)], torch.Tensor)
 
 
@@ -235,13 +264,24 @@ def test_a_replay_hands_triton_s_c_launch_what_its_launcher_would(pretend: Prete
 def test_a_kernel_that_needs_scratch_memory_is_replayed_through_its_launcher(
     pretend: Pretend,
 ) -> None:
+    from triton.runtime import _allocation
+
     launcher, handed = _cuda_launcher(scratch=64)
     plan = _one_launch_plan(launcher, torch.randn(4, 8))
     assert "c0" not in plan.source
-    # CudaLauncher.__call__ asks Triton's allocator for the scratch, and none is set here.
-    with pytest.raises(RuntimeError, match="allocator"):
+    asked: list[tuple] = []
+    # Triton's allocator for this test alone (torch sets one of its own in some processes).
+    token = _allocation._allocator.set(
+        lambda size, align, stream: asked.append((size, align)) or 99
+    )
+    try:
         plan.go((torch.randn(4, 8),))
-    assert not handed
+    finally:
+        _allocation._allocator.reset(token)
+    # CudaLauncher.__call__ asked for the scratch of 4 programs and handed it on.
+    assert asked == [(4 * 64, 128)]
+    (call,) = handed  # (grid, stream, function, flags, the two scratch buffers, metadata, ...)
+    assert call[7:10] == (99, None, (4, 1, 0))
 
 
 def test_off_installs_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
