@@ -27,7 +27,9 @@ gives the issue's target at decode shapes (host time at most eager's + 2 us), me
 routed the issue's rule for torch.<op> under use(): per shape, never slower than without it by
 more than the measured noise (device time; host time at decode shapes). A shape's host times
 are taken in interleaved rounds, every implementation of the kernelgen worker once per round in
-a rotating order, so that a slow spell of the host falls on all of them.
+a rotating order, so that a slow spell of the host falls on all of them; host differences are
+the median of the per-round differences (host_excess), and eager's device time is taken twice,
+so that the device noise holds how far one call's figure moves between timings.
 --budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
 is stopped, and what it had not measured is missing from the record.
 
@@ -41,6 +43,7 @@ import argparse
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -126,14 +129,24 @@ def summarize(ms: list[Measurement]) -> list[Ratio]:
     return out
 
 
+def host_excess(m: Measurement, base: Measurement) -> float:
+    """m's host time over base's: the median of their per-round differences where both were
+    timed in the same rounds (a slow spell of the host falls on both sides of a pair), else the
+    difference of their medians."""
+    mine, theirs = m.host_rounds_us, base.host_rounds_us
+    if mine and theirs and len(mine) == len(theirs):
+        return statistics.median(a - b for a, b in zip(mine, theirs, strict=True))
+    return (m.host_us or 0.0) - (base.host_us or 0.0)
+
+
 def host_targets(ms: list[Measurement]) -> list[HostTarget]:
     ok = [m for m in ms if m.decode and m.error is None and m.host_us is not None]
-    eager = {(m.op, m.shape): m.host_us for m in ok if m.impl == "eager"}
+    eager = {(m.op, m.shape): m for m in ok if m.impl == "eager"}
     out = []
     for op in dict.fromkeys(m.op for m in ok):
         for impl in ("kernelgen_ops", "kernelgen_ops[kernel]", "routed"):
             excess = [
-                (m.host_us - eager[(op, m.shape)], m.shape)
+                (host_excess(m, eager[(op, m.shape)]), m.shape)
                 for m in ok
                 if m.op == op and m.impl == impl and (op, m.shape) in eager
             ]
@@ -157,7 +170,7 @@ def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
     ok = [m for m in ms if m.error is None and m.skipped is None]
     out = []
     for op in dict.fromkeys(m.op for m in ok if m.impl == "routed"):
-        for metric, spread in (("device_us", "device_spread"), ("host_us", "host_spread")):
+        for metric in ("device_us", "host_us"):
             eager = {m.shape: m for m in ok if m.op == op and m.impl == "eager"}
             rows = []  # (excess, noise, shape)
             for m in ok:
@@ -169,7 +182,13 @@ def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
                 mine, base = getattr(m, metric), getattr(plain, metric)
                 if mine is None or base is None:
                     continue
-                noise = max(getattr(m, spread) or 0.0, getattr(plain, spread) or 0.0) * base
+                if metric == "host_us":
+                    noise = (plain.host_spread or 0.0) * base
+                    rows.append((host_excess(m, plain), noise, m.shape))
+                    continue
+                noise = max(m.device_spread or 0.0, plain.device_spread or 0.0) * base
+                if plain.device_again_us is not None:
+                    noise += abs(plain.device_again_us - base)
                 rows.append((mine - base, noise, m.shape))
             if not rows:
                 continue

@@ -280,27 +280,33 @@ def measure(impl: Impl, args: list[Any], ref: Any) -> tuple[dict[str, Any], timi
         out: dict[str, Any] = {"api": impl.api, "path": impl.path(*args)}
         call = timing.rotating(fn, timing.graph_pool([args]))
         try:
-            probe = timing.GraphTimer(call, timing.GRAPH_PROBE_CALLS)
-            try:
-                per_call = probe.time_us(timing.GRAPH_PROBE_REPLAYS)
-            finally:
-                probe.close()
-            n = timing.graph_calls(per_call)
-            graph = timing.GraphTimer(call, n)
-            try:
-                device, spread = timing.summarize(graph.samples_us())
-                out |= {"device_us": device, "method": "graph", "calls_per_replay": n}
-                out["device_spread"] = round(spread, 4)
-            finally:
-                graph.close()
+            device, spread, n = graph_time(call)
+            out |= {"device_us": device, "method": "graph", "calls_per_replay": n}
+            out["device_spread"] = round(spread, 4)
         except Exception:  # not capturable (a sync, a host read): do_bench, as the protocol does
             out |= {"device_us": timing.bench_us(call), "method": "do_bench"}
     out["device_us"] = round(out["device_us"], 3)
     return out, call
 
 
-def host_rounds(timed: list[tuple[Impl, timing.Call, float]]) -> dict[str, tuple[float, float]]:
-    """Host time (median, spread) of each implementation of one shape: HOST_RUNS rounds, each
+def graph_time(call: timing.Call) -> tuple[float, float, int]:
+    """Device time of a call (median, spread over the replays, calls per replay): a short graph
+    probe sets the calls per replay, then one graph of that many is timed."""
+    probe = timing.GraphTimer(call, timing.GRAPH_PROBE_CALLS)
+    try:
+        n = timing.graph_calls(probe.time_us(timing.GRAPH_PROBE_REPLAYS))
+    finally:
+        probe.close()
+    graph = timing.GraphTimer(call, n)
+    try:
+        median, spread = timing.summarize(graph.samples_us())
+    finally:
+        graph.close()
+    return median, spread, n
+
+
+def host_rounds(timed: list[tuple[Impl, timing.Call, float]]) -> dict[str, list[float]]:
+    """Host time of each round of each implementation of one shape: HOST_RUNS rounds, each
     timing every implementation once in an order that rotates by round, after a warm-up of each.
     A slow spell of the host (seconds long on the H200's) then falls on all of them instead of
     on whichever was being timed, and the routed call is compared with eager inside a round."""
@@ -317,7 +323,7 @@ def host_rounds(timed: list[tuple[Impl, timing.Call, float]]) -> dict[str, tuple
             impl, call = by_name[name]
             with impl.context():
                 samples[name].append(timing.host_us(call, counts[name]))
-    return {name: timing.summarize(xs) for name, xs in samples.items()}
+    return samples
 
 
 # ---------------------------------------------------------------- the worker
@@ -387,10 +393,16 @@ def main() -> int:
                     results.append((impl, head, *measure(impl, args, ref)))
                 timed = [(i, c, f["device_us"]) for i, _, f, c in results if c is not None]
                 hosts = host_rounds(timed)
-                for impl, head, figures, _ in results:
+                for impl, head, figures, call in results:
                     if impl.name in hosts:
-                        host, spread = hosts[impl.name]
+                        host, spread = timing.summarize(hosts[impl.name])
                         figures |= {"host_us": round(host, 3), "host_spread": round(spread, 4)}
+                        figures["host_rounds_us"] = [round(x, 3) for x in hosts[impl.name]]
+                    # Eager's device time once more, after every other implementation of the
+                    # shape: how far one call's figure moves between two timings (the noise the
+                    # routed call is judged against, with the replays' spread).
+                    if impl.name == "eager" and figures.get("method") == "graph":
+                        figures["device_again_us"] = round(graph_time(call)[0], 3)
                     emit("measurement", **head, **figures)
                 del results, timed
                 del args, ref

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the H200 (carry .whl): the library's GPU checks and figures, each step's output written under
 # $OUT as it goes, so a call cut short keeps the steps it finished:
-#   GEN_TESTS (default generated/tests, their gpu tests included), scripts/host_overhead.py,
+#   GEN_TESTS (default generated/tests, their gpu tests included; none skips them), scripts/host_overhead.py,
 #   issue [R]'s WORKERS workers sharing the one GPU on WORKER_OPS for WORKERS_S seconds
 #   (scripts/h200_workers.py; defaults 3, silu_and_mul, 150; WORKERS=0 skips it), then
 #   scripts/bench_library.py with BENCH_S seconds (default 200).
@@ -14,8 +14,10 @@ step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tai
   echo "== $name: rc=$? in $((SECONDS - start)) s"
   tail -n "${TAIL:-6}" "$OUT/$name.log"
 }
-# shellcheck disable=SC2086 # GEN_TESTS is a list of paths
-step generated python3 -m pytest -q ${GEN_TESTS:-generated/tests} -k "not install"
+if [ "${GEN_TESTS:-}" != none ]; then
+  # shellcheck disable=SC2086 # GEN_TESTS is a list of paths
+  step generated python3 -m pytest -q ${GEN_TESTS:-generated/tests} -k "not install"
+fi
 step host python3 scripts/host_overhead.py "$OUT/host.json"
 if [ "${WORKERS:-3}" != 0 ]; then
   # timeout: whatever hangs, the library bench after it still runs.

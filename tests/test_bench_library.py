@@ -98,15 +98,19 @@ def test_the_host_target_is_eagers_host_time_plus_two_us(bench) -> None:
 
 
 def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
-    def m(shape, impl, device, host, decode, spread):
+    def m(shape, impl, device, host, decode, spread, rounds=None, again=None):
         row = _m(bench, shape, impl, device, host, decode=decode)
-        return row.model_copy(update={"device_spread": spread, "host_spread": spread})
+        update = {"device_spread": spread, "host_spread": spread, "host_rounds_us": rounds}
+        return row.model_copy(update=update | {"device_again_us": again})
 
     ms = [
-        m("1x4096", "routed", 3.0, 10.4, True, 0.02),
-        m("1x4096", "eager", 3.0, 10.0, True, 0.05),  # host noise there: 0.05 x 10 = 0.5 us
+        # Host: paired by round, the routed call is 0.4 us slower in the median round (0.4, 0.6,
+        # 0.2), while a slow spell in round 2 moved both: the medians alone differ by 1.0.
+        m("1x4096", "routed", 3.0, 11.0, True, 0.02, rounds=[10.4, 14.6, 11.0]),
+        m("1x4096", "eager", 3.0, 10.0, True, 0.05, rounds=[10.0, 14.0, 10.8]),  # noise 0.5 us
+        # Device: 1 us slower, noise 0.01 x 30 + eager's second timing 0.2 us away = 0.5 us.
         m("4096x4096", "routed", 31.0, 90.0, False, 0.01),
-        m("4096x4096", "eager", 30.0, 30.0, False, 0.01),  # device noise: 0.3 us, past it by 0.7
+        m("4096x4096", "eager", 30.0, 30.0, False, 0.01, again=30.2),
     ]
     got = {c.metric: c for c in bench.routed_checks(ms)}
     host, device = got["host_us"], got["device_us"]
@@ -114,9 +118,12 @@ def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
     assert (host.shapes, host.worst_shape, host.met) == (1, "1x4096", True)
     assert host.worst_excess == pytest.approx(0.4) and host.noise_there == pytest.approx(0.5)
     assert (device.shapes, device.over_noise, device.met) == (2, ["4096x4096"], False)
-    assert (device.worst_excess, device.noise_there) == (pytest.approx(1.0), pytest.approx(0.3))
-    ms[2] = m("4096x4096", "routed", 30.2, 90.0, False, 0.01)
+    assert (device.worst_excess, device.noise_there) == (pytest.approx(1.0), pytest.approx(0.5))
+    ms[2] = m("4096x4096", "routed", 30.4, 90.0, False, 0.01)
     assert all(c.met for c in bench.routed_checks(ms))
+    # Without rounds on both sides, the host excess is the difference of the medians.
+    ms[0] = m("1x4096", "routed", 3.0, 11.0, True, 0.02)
+    assert bench.routed_checks(ms)[1].worst_excess == pytest.approx(1.0)
 
 
 def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monkeypatch) -> None:
@@ -141,7 +148,7 @@ def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monke
     devices = (5.0, 5.0, 80.0)
     timed = [(i, lambda n=i.name: n, d) for i, d in zip(impls, devices, strict=True)]
     got = worker.host_rounds(timed)
-    assert got == {"a": (10.0, 0.0), "b": (20.0, 0.0), "c": (30.0, 0.0)}
+    assert got == {n: [v] * worker.HOST_RUNS for n, v in (("a", 10.0), ("b", 20.0), ("c", 30.0))}
     warm, rounds = order[:3], order[3:]
     # Launch-bound shapes (device time under 30 us) take at least 1000 calls a round.
     assert warm == [("a", 100), ("b", 100), ("c", 20)]

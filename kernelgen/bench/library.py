@@ -53,6 +53,16 @@ class Measurement(_Model):
     host_spread: float | None = Field(
         None, description="the host rounds' trimmed range over their median (timing.summarize)"
     )
+    host_rounds_us: list[float] | None = Field(
+        None,
+        description="host time of each round; round r of every implementation of the shape was "
+        "taken in the same pass, so differences are paired by round",
+    )
+    device_again_us: float | None = Field(
+        None,
+        description="eager only: its device time taken again after the shape's other "
+        "implementations, the run-to-run noise of one call",
+    )
     method: Literal["graph", "do_bench"] | None = None
     calls_per_replay: int | None = None
     path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
@@ -89,8 +99,10 @@ class HostTarget(_Model):
 
 class RoutedCheck(_Model):
     """Issue [H]'s rule for a routed torch call: never slower than the plain call by more than
-    the measured noise, per shape (host time at decode shapes only). The noise of a shape is the
-    larger of the two calls' spreads, times the plain call's median."""
+    the measured noise, per shape (host time at decode shapes only). Device: the excess is the
+    difference of the medians, the noise the larger of the two spreads times eager's median plus
+    how far eager's second timing moved. Host: the excess is the median of the per-round
+    differences, the noise eager's spread times its median."""
 
     op: str
     metric: Literal["device_us", "host_us"]
