@@ -108,7 +108,9 @@ def _cuda() -> bool:
 def _device_index() -> int:
     if INTERPRET or not _cuda():
         return _NO_DEVICE
-    return torch.cuda.current_device()
+    # torch._C's own getter where there is one (what torch.cuda.current_device() calls after
+    # three Python checks): a routed torch call asks on every call.
+    return _launch._current_device()
 
 
 @functools.cache

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernelgen_ops import _runtime
+from kernelgen_ops import _launch, _runtime
 
 H200 = "NVIDIA H200"
 
@@ -42,6 +42,7 @@ def pretend_h200(monkeypatch: pytest.MonkeyPatch, folder: Path, configs: dict[st
     monkeypatch.setattr(_runtime, "INTERPRET", False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(_launch, "_current_device", lambda: 0)  # what _runtime asks
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: H200)
     monkeypatch.setattr(_runtime.triton, "__version__", "3.6.0")
     clear_lookups()
