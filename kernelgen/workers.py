@@ -192,16 +192,18 @@ class LocalWorker:
         self._err.close()
 
 
+def worker_names(slots: list[str]) -> list[str]:
+    """gpu<N> for a worker on GPU N, cpu<i> for the i-th slot on the CPU; a second and third
+    worker on one GPU (scripts/h200_workers.py) are gpu<N>.1, gpu<N>.2. Named before they start:
+    a worker puts its name on every outcome it sends."""
+    base = [f"gpu{v}" if v else f"cpu{i}" for i, v in enumerate(slots)]
+    return [b if base.index(b) == i else f"{b}.{base[:i].count(b)}" for i, b in enumerate(base)]
+
+
 def start_local(config: StationConfig, slots: list[str], folder: Path) -> list[LocalWorker]:
     """One worker per slot, started side by side (each imports torch: seconds)."""
-    workers = [
-        LocalWorker(f"gpu{v}" if v else f"cpu{i}", v, config, folder) for i, v in enumerate(slots)
-    ]
-    # Two workers on one GPU (scripts/h200_workers.py) need names of their own.
-    names = [w.name for w in workers]
-    for w in workers:
-        if names.count(w.name) > 1:
-            w.name = f"{w.name}.{names[: workers.index(w) + 1].count(w.name) - 1}"
+    names = worker_names(slots)
+    workers = [LocalWorker(n, v, config, folder) for n, v in zip(names, slots, strict=True)]
     deadline = time.monotonic() + START_TIMEOUT_S
     try:
         for w in workers:

@@ -106,3 +106,9 @@ def test_verify_several_files_over_workers(inside: Path) -> None:
     assert "1 of 3 accepted" in result.output
     for name in ("a_good.py", "b_wrong.py", "c_cheat.py"):
         assert name in result.output
+
+
+def test_workers_sharing_a_gpu_have_names_of_their_own() -> None:
+    # A worker puts its name on every outcome it sends, so the names are set before it starts.
+    assert workers.worker_names(["0", "0", "1", "0"]) == ["gpu0", "gpu0.1", "gpu1", "gpu0.2"]
+    assert workers.worker_names(["", ""]) == ["cpu0", "cpu1"]
