@@ -80,11 +80,7 @@ def _torch_wins(op: str, args: tuple, kwargs: dict, first: str) -> bool:
     call to the function that was there before, which every call the kernel may not take gets
     anyway, so the checks' order does not change any answer."""
     x = args[0] if args else kwargs.get(first)
-    return (
-        type(x) in _PLAIN
-        and x.dim() > 0
-        and _runtime.use_torch(op, _contracts.dims_softmax(x), routed=True)
-    )
+    return type(x) in _PLAIN and _runtime.routed_to_torch(op, x.shape)
 
 
 def _softmax_route(

@@ -235,6 +235,25 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
     return bool(row["kernel"]) and not (routed and row.get("host_included"))
 
 
+def routed_to_torch(op: str, shape: torch.Size) -> bool:
+    """use_torch(op, dims, routed=True) for softmax's and rms_norm's routes, from the shape of
+    their input: the first question a routed call asks (_routing._torch_wins), so the dims
+    (_contracts.dims_softmax's rows and last dimension) and the table's answer are kept per
+    device and shape. False for a 0-d shape or traced sizes: the route's own checks decide."""
+    if _mode != "measured":
+        return _mode == "torch"
+    if not shape or type(shape[-1]) is not int:
+        return False
+    return _routed_torch_at(op, _device_index(), shape)
+
+
+@functools.lru_cache(maxsize=4096)
+def _routed_torch_at(op: str, index: int, shape: torch.Size) -> bool:
+    cols = shape[-1]
+    won = kernel_won(op, index, (math.prod(shape) // max(cols, 1), cols), True)
+    return True if won is None else not won
+
+
 def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
     """Whether this call goes to torch's op instead of the kernel (see above). Per call: the
     mode, the current device, one cached lookup; configs/ and the device name are read once."""

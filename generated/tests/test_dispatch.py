@@ -142,17 +142,32 @@ def test_a_routed_call_where_torch_wins_skips_the_kernels_checks(
     Where it says kernel, they are."""
     from kernelgen_ops import _routing
 
-    x = torch.randn(256, 151936 // 64)
-    monkeypatch.setattr(kernelgen_ops._contracts, "dims_softmax", lambda x: (256, 151936))
+    # Shapes of the table's buckets without their memory: one element, expanded.
+    lost = torch.randn(1, 1, dtype=torch.float16).expand(128, 151936)  # 256x262144's bucket
+    won = torch.randn(1, 1, dtype=torch.float16).expand(2048, 4096)  # 4096x4096's
     checked = []
     monkeypatch.setattr(_routing, "_routable", lambda x: checked.append(x) or False)
     with kernelgen_ops.use(include=["softmax"]):
-        torch.testing.assert_close(torch.softmax(x, -1), torch.softmax.__wrapped__(x, -1))
-        torch.testing.assert_close(x.softmax(dim=-1), torch.softmax.__wrapped__(x, -1))
+        for _ in range(2):  # the second time from the kept answer for the shape
+            torch.testing.assert_close(torch.softmax(lost, -1), torch.softmax.__wrapped__(lost, -1))
+            torch.testing.assert_close(lost.softmax(dim=-1), torch.softmax.__wrapped__(lost, -1))
         assert checked == []
-        monkeypatch.setattr(kernelgen_ops._contracts, "dims_softmax", lambda x: (4096, 4096))
-        torch.testing.assert_close(torch.softmax(x, -1), torch.softmax.__wrapped__(x, -1))
+        torch.testing.assert_close(torch.softmax(won, -1), torch.softmax.__wrapped__(won, -1))
         assert len(checked) == 1  # the kernel won there: the full checks ran (and said no)
+        # The mode is asked on every call, before the kept answer.
+        kernelgen_ops.set_dispatch("kernel")
+        try:
+            torch.softmax(lost, -1)
+        finally:
+            kernelgen_ops.set_dispatch("measured")
+        assert len(checked) == 2
+
+
+def test_a_routed_call_s_shape_answer_is_the_table_s(on_h200) -> None:
+    for shape, dims in [((128, 151936), (128, 151936)), ((4, 8, 4096), (32, 4096))]:
+        want = _runtime.use_torch("softmax", dims, routed=True)
+        assert _runtime.routed_to_torch("softmax", torch.Size(shape)) is want
+    assert _runtime.routed_to_torch("softmax", torch.Size([])) is False  # 0-d: the checks decide
 
 
 def test_rms_norms_bucket_dims_are_softmaxs() -> None:
