@@ -376,7 +376,7 @@ def main() -> int:
                 ref = spec.eager(*args)
                 if impls is None:  # a peer: its API is chosen on the first shape
                     impls = [peer_impl(a.group, op, args, ref)]
-                results = []  # (head, figures, call): host times are taken together below
+                results = []  # (impl, head, figures, call): host times are taken together below
                 for impl in impls:
                     head = {
                         "op": op,
