@@ -67,18 +67,17 @@ def side_by_side(
 ) -> dict[str, float]:
     """per_call_us of two calls in alternating rounds (ab, ba, ab, ...), so that the host's
     slow spells fall on both: the median of each, and of the differences within a round."""
-    a, b = [], []
+    from kernelgen.bench.timing import rotated
+
+    calls = {"first": first, "second": second}
+    got: dict[str, list[float]] = {"first": [], "second": []}
     for r in range(rounds):
-        if r % 2:
-            b.append(per_call_us(second))
-            a.append(per_call_us(first))
-        else:
-            a.append(per_call_us(first))
-            b.append(per_call_us(second))
-    diffs = sorted(x - y for x, y in zip(a, b, strict=True))
+        for name in rotated(list(calls), r):
+            got[name].append(per_call_us(calls[name]))
+    diffs = sorted(x - y for x, y in zip(got["first"], got["second"], strict=True))
     return {
-        "first": statistics.median(a),
-        "second": statistics.median(b),
+        "first": statistics.median(got["first"]),
+        "second": statistics.median(got["second"]),
         "diff": statistics.median(diffs),
         "diff_low": diffs[0],
         "diff_high": diffs[-1],

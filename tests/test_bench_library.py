@@ -1,5 +1,6 @@
-"""scripts/bench_library.py without a GPU: which shapes it times, and how its summary compares
-kernelgen_ops with the best peer."""
+"""scripts/bench_library.py and scripts/host_overhead.py without a GPU: which shapes the bench
+times, how its summary compares kernelgen_ops with the best peer and the routed call with the
+noise, and how both scripts pair their host timings by round."""
 
 import contextlib
 import importlib.util
@@ -155,3 +156,18 @@ def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monke
     assert [n for n, _ in rounds[:9]] == [*"abc", *"bca", *"cab"]
     assert len(rounds) == 3 * worker.HOST_RUNS
     assert entered.count("a") == 1 + worker.HOST_RUNS  # every timing inside its own context
+
+
+def test_host_overhead_pairs_the_public_call_with_eager_by_round(monkeypatch) -> None:
+    host = _script("host_overhead")
+    order: list[str] = []
+    monkeypatch.setattr(host, "per_call_us", lambda fn: fn())
+
+    def call(name: str, rounds: list[float]):
+        return lambda: order.append(name) or rounds[order.count(name) - 1]
+
+    # Round 1 is a slow spell of the host for both calls: the pairs still differ by 1 us.
+    got = host.side_by_side(call("public", [11.0, 16.0, 11.5]), call("eager", [10, 15, 10.5]), 3)
+    assert order == ["public", "eager", "eager", "public", "public", "eager"]
+    assert (got["first"], got["second"]) == (11.5, 10.5)
+    assert (got["diff"], got["diff_low"], got["diff_high"]) == (1.0, 1.0, 1.0)
