@@ -170,8 +170,8 @@ def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
     ok = [m for m in ms if m.error is None and m.skipped is None]
     out = []
     for op in dict.fromkeys(m.op for m in ok if m.impl == "routed"):
+        eager = {m.shape: m for m in ok if m.op == op and m.impl == "eager"}
         for metric in ("device_us", "host_us"):
-            eager = {m.shape: m for m in ok if m.op == op and m.impl == "eager"}
             rows = []  # (excess, noise, shape)
             for m in ok:
                 plain = eager.get(m.shape)

@@ -95,8 +95,7 @@ def fake_softmax(x: torch.Tensor) -> torch.Tensor:
 
 
 def dims_softmax(x: torch.Tensor) -> tuple[int, ...]:
-    cols = x.shape[-1]
-    return (x.numel() // max(cols, 1), cols)
+    return _runtime.rows_and_width(x.shape)
 
 
 def torch_softmax(x: torch.Tensor) -> torch.Tensor:

@@ -195,6 +195,7 @@ def _generate(plan: _Plan) -> tuple[Any, str]:
         "_NOT": NOT_REPLAYED,
         "_empty": _empty_strided,
         "_like": _empty_like,
+        "_kept": _launch._globals_kept,
     }
     # What a lean launch checks before it launches (see _launch.LeanKernel._launch), inlined.
     lines = [
@@ -210,7 +211,6 @@ def _generate(plan: _Plan) -> tuple[Any, str]:
         scope[f"j{i}"] = jit
         lines.append(f"    if j{i}.pre_run_hooks or (j{i}.used_global_vals and not _kept(j{i})):")
         lines.append("        return _NOT")
-        scope["_kept"] = _launch._globals_kept
     lines += [f"    s{j} = args[{position}]" for j, position in enumerate(plan.inputs)]
     for k, (size, stride, dtype, device, like) in enumerate(plan.allocations):
         j = len(plan.inputs) + k

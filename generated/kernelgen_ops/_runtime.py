@@ -249,9 +249,15 @@ def routed_to_torch(op: str, shape: torch.Size) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _routed_torch_at(op: str, index: int, shape: torch.Size) -> bool:
-    cols = shape[-1]
-    won = kernel_won(op, index, (math.prod(shape) // max(cols, 1), cols), True)
+    won = kernel_won(op, index, rows_and_width(shape), True)
     return True if won is None else not won
+
+
+def rows_and_width(shape: torch.Size) -> tuple[int, int]:
+    """The rows and the last dimension of a tensor of this shape: the dims softmax's and
+    rms_norm's tables are keyed by (_contracts.dims_softmax)."""
+    cols = shape[-1]
+    return (math.prod(shape) // max(cols, 1), cols)
 
 
 def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
