@@ -34,6 +34,7 @@ _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 # FunctionalTensor, DTensor and other subclasses are not.
 _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
 _MISSING = object()
+_device_index = _runtime._device_index
 _functorch_active: Callable[[], bool] = getattr(
     torch._C, "_are_functorch_transforms_active", lambda: False
 )
@@ -73,38 +74,61 @@ def _bind(names: tuple[str, ...], args: tuple, kwargs: dict) -> dict[str, Any] |
     return bound
 
 
-def _torch_wins(op: str, args: tuple, kwargs: dict, first: str) -> bool:
-    """The dispatch table's answer first, for the call's tensor: where torch's op is the one to
-    take (the decode sizes, a device without evidence) the call goes straight to it, at the cost
-    of a cached lookup, before the checks that only a call to the kernel needs. Only ever sends a
-    call to the function that was there before, which every call the kernel may not take gets
-    anyway, so the checks' order does not change any answer."""
-    x = args[0] if args else kwargs.get(first)
-    return type(x) in _PLAIN and _runtime.routed_to_torch(op, x.shape)
+_DECLINED = object()  # a kernel call's answer "not this call": the function before takes it
+
+
+def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Callable:
+    """The wrapper of one torch entry point of `op`: `kernel_call(args, kwargs)` runs the kernel
+    where it may take the call, and says _DECLINED where not; every other call goes to
+    `original`, unchanged.
+
+    The dispatch table's answer comes first, for the call's tensor (its argument `first`): where
+    torch's op is the one to take (the decode sizes, a device without evidence) the call goes
+    straight to it, before the checks only a call to the kernel needs. A repeat shape's answer
+    is one lookup made here, with _runtime.routed_key's key built inline: at those sizes it is
+    the route's whole cost. It only ever sends a call to the function that was there before,
+    which every call the kernel may not take gets anyway, so the order of the checks changes no
+    answer."""
+    kept = _runtime.ROUTED_KEPT.setdefault(op, {})
+
+    def route(*args: Any, **kwargs: Any) -> Any:
+        x = args[0] if args else kwargs.get(first)
+        if type(x) in _PLAIN:
+            shape = x.shape
+            to_torch = kept.get((_runtime._mode, _device_index(), shape))
+            if to_torch is None:
+                to_torch = _runtime.routed_to_torch(op, shape)
+            if to_torch:
+                return original(*args, **kwargs)
+        if not _tracing():
+            out = kernel_call(args, kwargs)
+            if out is not _DECLINED:
+                return out
+        return original(*args, **kwargs)
+
+    route.__name__ = route.__qualname__ = op
+    route.__doc__ = original.__doc__
+    route.__wrapped__ = original  # type: ignore[attr-defined]
+    return route
 
 
 def _softmax_route(
     original: Callable, names: tuple[str, ...], kernel: Callable[[], Callable]
 ) -> Callable:
-    def softmax(*args: Any, **kwargs: Any) -> Any:
-        if _torch_wins("softmax", args, kwargs, names[0]):
-            return original(*args, **kwargs)
-        if not _tracing():
-            a = _bind(names, args, kwargs)
-            if a is not None and a.get("dtype") is None:
-                x, dim = a.get(names[0]), a.get("dim")
-                if (
-                    type(dim) is int
-                    and _routable(x)
-                    and (dim == -1 or dim == x.dim() - 1)
-                    and not _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=True)
-                ):
-                    return kernel()(x)
-        return original(*args, **kwargs)
+    def call(args: tuple, kwargs: dict) -> Any:
+        a = _bind(names, args, kwargs)
+        if a is not None and a.get("dtype") is None:
+            x, dim = a.get(names[0]), a.get("dim")
+            if (
+                type(dim) is int
+                and _routable(x)
+                and (dim == -1 or dim == x.dim() - 1)
+                and not _runtime.use_torch("softmax", _contracts.dims_softmax(x), routed=True)
+            ):
+                return kernel()(x)
+        return _DECLINED
 
-    softmax.__doc__ = original.__doc__
-    softmax.__wrapped__ = original  # type: ignore[attr-defined]
-    return softmax
+    return _route("softmax", names[0], original, call)
 
 
 # torch's rms_norm computes in float32 for these dtypes and, with eps=None, uses float32's
@@ -115,35 +139,29 @@ _DEFAULT_EPS = torch.finfo(torch.float32).eps
 def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Callable:
     names = ("input", "normalized_shape", "weight", "eps")
 
-    def rms_norm(*args: Any, **kwargs: Any) -> Any:
-        # dims_rms_norm is x's rows and width, as softmax's.
-        if _torch_wins("rms_norm", args, kwargs, names[0]):
-            return original(*args, **kwargs)
-        if not _tracing():
-            a = _bind(names, args, kwargs)
-            if a is not None:
-                x, w, shape = a.get("input"), a.get("weight"), a.get("normalized_shape")
-                eps = a.get("eps")
-                eps = _DEFAULT_EPS if eps is None else eps
-                if (
-                    _routable(x)
-                    and _routable(w)
-                    and w.dtype == x.dtype
-                    and w.device == x.device
-                    and w.shape == x.shape[-1:]
-                    and isinstance(shape, (list, tuple, torch.Size))
-                    and tuple(shape) == (x.shape[-1],)
-                    and type(eps) in (float, int)
-                    and not _runtime.use_torch(
-                        "rms_norm", _contracts.dims_rms_norm(x, w, eps), routed=True
-                    )
-                ):
-                    return kernel()(x, w, float(eps))
-        return original(*args, **kwargs)
+    def call(args: tuple, kwargs: dict) -> Any:
+        a = _bind(names, args, kwargs)
+        if a is None:
+            return _DECLINED
+        x, w, shape = a.get("input"), a.get("weight"), a.get("normalized_shape")
+        eps = a.get("eps")
+        eps = _DEFAULT_EPS if eps is None else eps
+        if (
+            _routable(x)
+            and _routable(w)
+            and w.dtype == x.dtype
+            and w.device == x.device
+            and w.shape == x.shape[-1:]
+            and isinstance(shape, (list, tuple, torch.Size))
+            and tuple(shape) == (x.shape[-1],)
+            and type(eps) in (float, int)
+            # dims_rms_norm is x's rows and width, as dims_softmax (the kept answers' dims)
+            and not _runtime.use_torch("rms_norm", _contracts.dims_rms_norm(x, w, eps), routed=True)
+        ):
+            return kernel()(x, w, float(eps))
+        return _DECLINED
 
-    rms_norm.__doc__ = original.__doc__
-    rms_norm.__wrapped__ = original  # type: ignore[attr-defined]
-    return rms_norm
+    return _route("rms_norm", names[0], original, call)
 
 
 def _launcher(op: str) -> Callable[[], Callable]:

@@ -235,22 +235,40 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
     return bool(row["kernel"]) and not (routed and row.get("host_included"))
 
 
+# op -> {(mode, device index, shape): routed_to_torch's answer}. Every routed call asks that
+# first, so its route looks a repeat shape up here itself (_routing, one dict lookup on the call's
+# path) and calls routed_to_torch only for a new one. The mode is in the key, so set_dispatch
+# needs no reset. Bounded: past the bound a new shape is answered, not kept.
+ROUTED_KEPT: dict[str, dict[tuple[str, int, torch.Size], bool]] = {}
+_ROUTED_KEPT_MAX = 4096
+
+
+def routed_key(shape: torch.Size) -> tuple[str, int, torch.Size]:
+    """The key of ROUTED_KEPT[op] for a call of this shape now (_routing builds it inline)."""
+    return (_mode, _device_index(), shape)
+
+
 def routed_to_torch(op: str, shape: torch.Size) -> bool:
     """use_torch(op, dims, routed=True) for softmax's and rms_norm's routes, from the shape of
-    their input: the first question a routed call asks (_routing._torch_wins), so the dims
-    (_contracts.dims_softmax's rows and last dimension) and the table's answer are kept per
-    device and shape. False for a 0-d shape or traced sizes: the route's own checks decide."""
-    if _mode != "measured":
-        return _mode == "torch"
+    their input (the dims are its rows and last dimension, _contracts.dims_softmax), kept in
+    ROUTED_KEPT[op]. False for a 0-d shape or traced sizes, never kept: the route's own checks
+    decide (and they ask use_torch)."""
     if not shape or type(shape[-1]) is not int:
         return False
-    return _routed_torch_at(op, _device_index(), shape)
+    kept = ROUTED_KEPT.setdefault(op, {})
+    key = routed_key(shape)
+    answer = kept.get(key)
+    if answer is None:
+        answer = use_torch(op, rows_and_width(shape), routed=True)
+        if len(kept) < _ROUTED_KEPT_MAX:
+            kept[key] = answer
+    return answer
 
 
-@functools.lru_cache(maxsize=4096)
-def _routed_torch_at(op: str, index: int, shape: torch.Size) -> bool:
-    won = kernel_won(op, index, rows_and_width(shape), True)
-    return True if won is None else not won
+def forget_routed() -> None:
+    """Drop routed_to_torch's kept answers (a test that changes configs/ or the device)."""
+    for kept in ROUTED_KEPT.values():
+        kept.clear()
 
 
 def rows_and_width(shape: torch.Size) -> tuple[int, int]:

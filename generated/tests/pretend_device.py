@@ -23,7 +23,7 @@ def clear_lookups() -> None:
     _runtime.config_lookup.cache_clear()
     _runtime._dispatch.cache_clear()
     _runtime.kernel_won.cache_clear()
-    _runtime._routed_torch_at.cache_clear()
+    _runtime.forget_routed()
     for name, module in list(sys.modules.items()):
         config = getattr(module, "_config", None) if name.startswith("kernelgen_ops.") else None
         if config is not None:  # a seed-style candidate's own lookup, cached over TUNED

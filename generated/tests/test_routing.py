@@ -166,6 +166,11 @@ def test_tracing_sees_torch(spies: dict[str, Spy], device: str) -> None:
         # Routing must not break a graph; what the compiled graph runs is up to the backend.
         compiled = torch.compile(f, backend="eager", fullgraph=True)
         torch.testing.assert_close(compiled(x), f(x))
+        # Symbolic sizes too (the route keeps answers per shape): still one graph.
+        dynamic = torch.compile(f, backend="eager", fullgraph=True, dynamic=True)
+        torch.testing.assert_close(dynamic(x), f(x))
+        wider = _x(device).repeat(1, 2)
+        torch.testing.assert_close(dynamic(wider), f(wider))
     torch.testing.assert_close(traced(x), f(x))
 
 
