@@ -3,8 +3,9 @@
     python scripts/bench_library.py OUT.json [--ops softmax rms_norm silu_and_mul]
         [--groups kernelgen liger flaggems] [--budget-s 230] [--forced-max-cols 65536]
 
-For each operator, every benchmark shape of its spec (references/<op>.py SPEC["bench"]) and decode
-shapes (1, 16 and 64 rows at each width the spec benchmarks with 64 rows or fewer), in bf16:
+For each operator, every benchmark shape of its spec (references/<op>.py SPEC["bench"]) and added
+decode shapes (1, 16 and 64 rows at each width the spec benchmarks with 64 rows or fewer), in bf16;
+every shape of 64 rows or fewer, the spec's own too, counts as a decode shape. Per shape:
 device time (CUDA-graph replays of many calls, L2 flushed before each replay, inputs rotated) and
 host time (wall time per call of back-to-back calls, synchronized once) of
 - kernelgen_ops.<op> as a user calls it, lean launches as shipped (on; KERNELGEN_OPS_LEAN=0 in

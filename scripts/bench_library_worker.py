@@ -46,6 +46,7 @@ from kernelgen.spec import BenchShape, OpSpec, load_spec  # noqa: E402
 
 DTYPE = "bfloat16"
 DECODE_ROWS = (1, 16, 64)
+DECODE_MAX_ROWS = max(DECODE_ROWS)
 SEED = 20261201
 # Host time decides the host target at launch-bound shapes, where a call costs ~10 us and one run
 # of 200 calls moved by +-30% between shapes of one run (2026-12-03): there, at least 1000 calls
@@ -80,21 +81,29 @@ class Impl:
 
 
 def shapes(spec: OpSpec) -> list[tuple[BenchShape, bool]]:
-    """(shape, is decode): decode shapes first (they are the point of issue [H]), then the spec's
-    benchmark shapes. Decode shapes: DECODE_ROWS rows at each width the spec benchmarks with 64
-    rows or fewer, those the spec lacks."""
+    """(shape, is decode): the added decode shapes first (they are the point of issue [H]), then
+    the spec's benchmark shapes. Added: DECODE_ROWS rows at each width the spec benchmarks with
+    DECODE_MAX_ROWS rows or fewer, those the spec lacks. A decode shape is one of few rows,
+    added or the spec's own: both are judged on host time."""
     bench = list(spec.data.bench)
     out: list[tuple[BenchShape, bool]] = []
     width = [d for d in spec.data.bucket if d != "rows"]
-    if "rows" in spec.data.bucket and len(width) == 1:
+    by_rows = "rows" in spec.data.bucket and len(width) == 1
+    if by_rows:
         seen = {tuple(sorted(b.dims.items())) for b in bench}
-        widths = sorted({b.dims[width[0]] for b in bench if b.dims.get("rows", 65) <= 64})
-        for cols in widths:
+        few = [b for b in bench if b.dims.get("rows", DECODE_MAX_ROWS + 1) <= DECODE_MAX_ROWS]
+        for cols in sorted({b.dims[width[0]] for b in few}):
             for rows in DECODE_ROWS:
                 dims = {"rows": rows, width[0]: cols}
                 if tuple(sorted(dims.items())) not in seen:
                     out.append((BenchShape(name=f"{rows}x{cols}", dims=dims, dtype=DTYPE), True))
-    return out + [(b.model_copy(update={"dtype": DTYPE}), False) for b in bench]
+    return out + [
+        (
+            b.model_copy(update={"dtype": DTYPE}),
+            by_rows and b.dims.get("rows", DECODE_MAX_ROWS + 1) <= DECODE_MAX_ROWS,
+        )
+        for b in bench
+    ]
 
 
 def _width(shape: BenchShape) -> int:

@@ -46,6 +46,7 @@ import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 from kernelgen_ops import _launch, _plans  # noqa: E402
+from kernelgen_ops._routing import ROUTABLE  # noqa: E402
 
 CALLS = 2000
 ROUNDS = 9  # side_by_side's rounds per pair
@@ -193,6 +194,11 @@ def cases() -> Iterator[tuple[str, str, tuple, Callable[[], Any]]]:
     w = torch.rand(4096, device=dev, dtype=dt) + 0.5
     eager_rms = lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)  # noqa: E731
     yield "rms_norm", "1x4096", (h, w, 1e-6), eager_rms
+    # The library bench's worst routed shape (sessions 14 and 15: F.rms_norm under use() about
+    # 2 us slower than without, paired by round).
+    h16 = torch.randn(16, 4096, device=dev, dtype=dt)
+    eager_rms16 = lambda: torch.nn.functional.rms_norm(h16, (4096,), w, 1e-6)  # noqa: E731
+    yield "rms_norm", "16x4096", (h16, w, 1e-6), eager_rms16
     g = torch.randn(1, 2 * 14336, device=dev, dtype=dt)
     eager_silu = lambda: torch.nn.functional.silu(g[..., :14336]) * g[..., 14336:]  # noqa: E731
     yield "silu_and_mul", "1x14336", (g,), eager_silu
@@ -252,6 +258,8 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
         row["public_bench_library_us"] = timing.host_us(call, 200)
     finally:
         kernelgen_ops.set_dispatch("measured")
+    if op in ROUTABLE:
+        row.update(routed(op, args, eager))
     if PROFILE:
         row["profile"] = profile(lambda: public(*args))
     row = {k: round(v, 2) if isinstance(v, float) else v for k, v in row.items()}
@@ -261,6 +269,48 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
 
 
 PROFILE = "--profile" in sys.argv
+
+
+def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
+    """The torch call under use() against without, side by side (routed_minus_plain_us, the
+    library bench's `routed` rule), and what the route's path to torch's op costs: the route
+    alone (torch's function swapped for one that does nothing) and each step of its lookup."""
+    from kernelgen_ops import _routing, _runtime
+
+    x = args[0]
+    if op == "softmax":
+        plain, call = torch.softmax, (lambda f: f(x, -1))
+    else:
+        plain, call = torch.nn.functional.rms_norm, (lambda f: f(x, (x.shape[-1],), *args[1:]))
+    with kernelgen_ops.use(include=[op]):
+        route = torch.softmax if op == "softmax" else torch.nn.functional.rms_norm
+    assert route is not plain and route.__wrapped__ is plain
+    call(route)  # the shape's answer kept
+    pair = side_by_side(lambda: call(route), eager)
+    kept, shape = _runtime.ROUTED_KEPT[op], x.shape
+    to_torch = kept.get(_runtime.routed_key(shape))
+    row: dict[str, Any] = {
+        "route_answer": "torch" if to_torch else "kernel",
+        "routed_minus_plain_us": pair["diff"],
+        "routed_minus_plain_range_us": [round(pair["diff_low"], 2), round(pair["diff_high"], 2)],
+    }
+    if not to_torch:
+        return row  # the steps below are those of the path to torch's op
+    nothing = lambda *a, **k: None  # noqa: E731
+    if op == "softmax":
+        bare = _routing._softmax_route(nothing, ("input", "dim", "dtype"), lambda: None)
+    else:
+        bare = _routing._rms_norm_route(nothing, lambda: None)
+    return row | {
+        "route_alone_us": per_call_us(lambda: call(bare)),
+        "nothing_us": per_call_us(lambda: call(nothing)),
+        "step_shape_us": per_call_us(lambda: x.shape),
+        "step_device_index_us": per_call_us(_runtime._device_index),
+        "step_lookup_us": per_call_us(
+            lambda: kept.get((_runtime._mode, _runtime._device_index(), shape))
+        ),
+        "step_compiling_us": per_call_us(torch.compiler.is_compiling),
+    }
 
 
 def replayed(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:

@@ -226,6 +226,9 @@ def test_use_restores_the_previous_state_even_on_errors(spies: dict[str, Spy]) -
 
 
 def test_someone_elses_patch_survives_disable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Undone last: torch's own softmax is back after the test, not our wrapper that theirs kept
+    # (it leaked into the tests after this one, which then saw two routes in a row).
+    monkeypatch.setattr(torch, "softmax", torch.softmax)
     kernelgen_ops.enable()
     ours = torch.softmax
 

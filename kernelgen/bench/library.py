@@ -41,7 +41,7 @@ class Measurement(_Model):
     shape: str
     dims: dict[str, int]
     dtype: str
-    decode: bool = Field(description="one of the added decode shapes (few rows)")
+    decode: bool = Field(description="a decode shape: 64 rows or fewer, added or the spec's own")
     impl: str = Field(
         description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, liger, flaggems"
     )
