@@ -35,6 +35,7 @@ _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
 _MISSING = object()
 _device_index = _runtime._device_index
+_compiling = torch.compiler.is_compiling
 _functorch_active: Callable[[], bool] = getattr(
     torch._C, "_are_functorch_transforms_active", lambda: False
 )
@@ -92,18 +93,22 @@ def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Ca
     kept = _runtime.ROUTED_KEPT.setdefault(op, {})
 
     def route(*args: Any, **kwargs: Any) -> Any:
-        x = args[0] if args else kwargs.get(first)
-        if type(x) in _PLAIN:
-            shape = x.shape
-            to_torch = kept.get((_runtime._mode, _device_index(), shape))
-            if to_torch is None:
-                to_torch = _runtime.routed_to_torch(op, shape)
-            if to_torch:
-                return original(*args, **kwargs)
-        if not _tracing():
-            out = kernel_call(args, kwargs)
-            if out is not _DECLINED:
-                return out
+        # Under dynamo, aside before any lookup: it cannot trace torch._C's device getter (on
+        # the H200 that broke fullgraph=True), and it would guard the graph on the kept answers
+        # (a recompile per new shape kept).
+        if not _compiling():
+            x = args[0] if args else kwargs.get(first)
+            if type(x) in _PLAIN:
+                shape = x.shape
+                to_torch = kept.get((_runtime._mode, _device_index(), shape))
+                if to_torch is None:
+                    to_torch = _runtime.routed_to_torch(op, shape)
+                if to_torch:
+                    return original(*args, **kwargs)
+            if not _tracing():
+                out = kernel_call(args, kwargs)
+                if out is not _DECLINED:
+                    return out
         return original(*args, **kwargs)
 
     route.__name__ = route.__qualname__ = op
