@@ -6,7 +6,7 @@
 # $OUT/results.tgz every 15 s and at the end (a call cut short keeps what was packed): agent/
 # (the runs, results.tgz), promote-OP.log, promoted/ (the files promotion wrote, to compare with
 # the promotion made from the committed run), then the library's files.
-#   WHY="what changed" [AGENT_S=240] bash scripts/h200_remeasure.sh OP [OP ...]
+#   WHY="what changed" [RESUME="OP=RUN ..."] [AGENT_S=240] bash scripts/h200_remeasure.sh OP [OP ...]
 . scripts/h200_env.sh
 final=$OUT
 export OUT=/tmp/kernelgen-remeasure
@@ -15,18 +15,23 @@ pack() { tar czf "$final/results.tgz.part" -C "$OUT" . && mv "$final/results.tgz
 (while sleep 15; do pack; done) &
 packer=$!
 trap 'kill $packer 2>/dev/null; pack' EXIT
+resume=()
+for r in ${RESUME:-}; do resume+=(--resume "$r"); done
 python3 scripts/remeasure_plan.py "$@" --why "${WHY:?say what changed since the shipped record}" \
-  > "$OUT/plan.json" || exit 1
-# --no-promote: the agent's promote refuses a kernel that does not beat itself; promoted below.
-(OUT=$OUT/agent bash scripts/h200_agent.sh "$OUT/plan.json" "${AGENT_S:-240}" --no-promote)
+  "${resume[@]}" > "$OUT/plan.json" || exit 1
+# The agent's promote runs the sanitizer, which promotion requires, then refuses a kernel that
+# does not beat itself: `kernelgen promote` below promotes it.
+(OUT=$OUT/agent bash scripts/h200_agent.sh "$OUT/plan.json" "${AGENT_S:-240}")
 mkdir -p "$OUT/promoted"
 for op in "$@"; do
-  # The run this call started for OP: its "start" step in the agent's log.
+  # OP's run: the plan's (resumed), or the one this call started (its "start" step).
   run=$(python3 -c 'import json, sys
-for line in open(sys.argv[1]):
+runs = [i["run"] for i in json.load(open(sys.argv[1])) if i["op"] == sys.argv[3] and "run" in i]
+for line in open(sys.argv[2]):
     s = json.loads(line)
-    if s["step"] == "start" and s["op"] == sys.argv[2] and s["ok"]:
-        print(s["result"]["id"])' "$OUT/agent/agent.jsonl" "$op")
+    if s["step"] == "start" and s["op"] == sys.argv[3] and s["ok"]:
+        runs.append(s["result"]["id"])
+print(runs[-1] if runs else "")' "$OUT/plan.json" "$OUT/agent/agent.jsonl" "$op")
   if [ -z "$run" ]; then
     echo "== promote $op: no run started"
     continue

@@ -306,9 +306,7 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
         "nothing_us": per_call_us(lambda: call(nothing)),
         "step_shape_us": per_call_us(lambda: x.shape),
         "step_device_index_us": per_call_us(_runtime._device_index),
-        "step_lookup_us": per_call_us(
-            lambda: kept.get((_runtime._mode, _runtime._device_index(), shape))
-        ),
+        "step_lookup_us": per_call_us(lambda: kept.get(_runtime.routed_key(shape))),
         "step_compiling_us": per_call_us(torch.compiler.is_compiling),
     }
 

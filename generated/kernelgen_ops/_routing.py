@@ -91,6 +91,7 @@ def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Ca
     which every call the kernel may not take gets anyway, so the order of the checks changes no
     answer."""
     kept = _runtime.ROUTED_KEPT.setdefault(op, {})
+    by_device = not _runtime.one_table()
 
     def route(*args: Any, **kwargs: Any) -> Any:
         # Under dynamo, aside before any lookup: it cannot trace torch._C's device getter (on
@@ -100,7 +101,8 @@ def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Ca
             x = args[0] if args else kwargs.get(first)
             if type(x) in _PLAIN:
                 shape = x.shape
-                to_torch = kept.get((_runtime._mode, _device_index(), shape))
+                mode = _runtime._mode
+                to_torch = kept.get((mode, _device_index(), shape) if by_device else (mode, shape))
                 if to_torch is None:
                     to_torch = _runtime.routed_to_torch(op, shape)
                 if to_torch:
@@ -217,7 +219,24 @@ def _select(include: Iterable[str] | None, exclude: Iterable[str] | None) -> lis
     return [op for op in chosen if op not in set(exclude or ())]
 
 
+def _dynamo_knows_torch() -> None:
+    """Dynamo builds its table of torch's functions once, by name, at the first compile (or
+    when asked). Built while our wrappers stand in torch's place, it holds them instead of
+    torch's own functions, and a compiled graph that calls torch.softmax breaks: torch 2.11 on
+    the H200 raised "Attempted to call function marked as skipped" under fullgraph=True. So it
+    is built before the first patch: an import of torch._dynamo (about a second) on the first
+    enable() of a process, a cached call after that."""
+    try:
+        from torch._dynamo import trace_rules
+    except ImportError:  # a torch without dynamo has no table to build
+        return
+    build = getattr(trace_rules, "get_torch_obj_rule_map", None)
+    if build is not None:
+        build()
+
+
 def _patch(op: str) -> None:
+    _dynamo_knows_torch()
     keys = []
     for owner, attr, make in _targets(op):
         before = vars(owner).get(attr, _MISSING)

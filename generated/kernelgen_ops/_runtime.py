@@ -235,17 +235,28 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
     return bool(row["kernel"]) and not (routed and row.get("host_included"))
 
 
-# op -> {(mode, device index, shape): routed_to_torch's answer}. Every routed call asks that
+# op -> {routed_key(shape): routed_to_torch's answer}. Every routed call asks that
 # first, so its route looks a repeat shape up here itself (_routing, one dict lookup on the call's
 # path) and calls routed_to_torch only for a new one. The mode is in the key, so set_dispatch
 # needs no reset. Bounded: past the bound a new shape is answered, not kept.
-ROUTED_KEPT: dict[str, dict[tuple[str, int, torch.Size], bool]] = {}
+ROUTED_KEPT: dict[str, dict[tuple, bool]] = {}
 _ROUTED_KEPT_MAX = 4096
 
 
-def routed_key(shape: torch.Size) -> tuple[str, int, torch.Size]:
-    """The key of ROUTED_KEPT[op] for a call of this shape now (_routing builds it inline)."""
-    return (_mode, _device_index(), shape)
+def routed_key(shape: torch.Size) -> tuple:
+    """The key of ROUTED_KEPT[op] for a call of this shape now (_routing builds it inline):
+    without the device where every device picks the same table."""
+    return (_mode, shape) if one_table() else (_mode, _device_index(), shape)
+
+
+@functools.cache
+def one_table() -> bool:
+    """Every device this process sees picks the same tables (one GPU model, or no GPU): then a
+    routed call's kept answer needs no device index, which costs 0.37 us a call to ask on the
+    H200's host (scripts/host_overhead.py's step_device_index_us, 2026-12-03)."""
+    if INTERPRET or not _cuda():
+        return True
+    return len({torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())}) <= 1
 
 
 def routed_to_torch(op: str, shape: torch.Size) -> bool:

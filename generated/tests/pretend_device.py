@@ -24,6 +24,7 @@ def clear_lookups() -> None:
     _runtime._dispatch.cache_clear()
     _runtime.kernel_won.cache_clear()
     _runtime.forget_routed()
+    _runtime.one_table.cache_clear()
     for name, module in list(sys.modules.items()):
         config = getattr(module, "_config", None) if name.startswith("kernelgen_ops.") else None
         if config is not None:  # a seed-style candidate's own lookup, cached over TUNED

@@ -163,6 +163,31 @@ def test_a_routed_call_where_torch_wins_skips_the_kernels_checks(
         assert len(checked) == 2
 
 
+def test_routed_answers_are_per_device_where_devices_differ(
+    on_h200, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One GPU model: a routed call's kept answer is per shape. Two models: per device too,
+    since each has its own table (here the second has none: torch's op)."""
+    from kernelgen_ops import _launch
+
+    assert _runtime.one_table()
+    x = torch.randn(1, 1, dtype=torch.float16).expand(2048, 4096)  # 4096x4096's bucket
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    names = {0: H200, 1: "NVIDIA A100-SXM4-80GB"}
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda index=None: names[index or 0])
+    clear_lookups()
+    assert not _runtime.one_table()
+    answers = {}
+    for index in (0, 1):
+        monkeypatch.setattr(_launch, "_current_device", lambda index=index: index)
+        answers[index] = _runtime.routed_to_torch("softmax", x.shape)
+    assert answers == {0: False, 1: True}
+    assert set(_runtime.ROUTED_KEPT["softmax"]) == {
+        ("measured", 0, x.shape),
+        ("measured", 1, x.shape),
+    }
+
+
 def test_a_routed_call_s_shape_answer_is_the_table_s(on_h200) -> None:
     for shape, dims in [((128, 151936), (128, 151936)), ((4, 8, 4096), (32, 4096))]:
         want = _runtime.use_torch("softmax", dims, routed=True)

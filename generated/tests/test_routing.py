@@ -1,6 +1,7 @@
 """enable / disable / use: matching torch calls reach the generated kernels, everything else
 reaches torch, and torch's functions are back exactly as they were afterwards."""
 
+import json
 import sys
 from collections.abc import Callable
 
@@ -238,3 +239,21 @@ def test_someone_elses_patch_survives_disable(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(torch, "softmax", theirs)
     kernelgen_ops.disable()
     assert torch.softmax is theirs
+
+
+def test_dynamo_s_table_holds_torch_s_functions_not_ours() -> None:
+    """In a fresh process whose first enable() comes before any compile, dynamo's table of
+    torch functions (built once, by name) still holds torch's own softmax, not our route."""
+    import subprocess
+
+    code = (
+        "import json, torch, kernelgen_ops\n"
+        "own = torch.softmax\n"
+        "kernelgen_ops.enable()\n"
+        "from torch._dynamo import trace_rules\n"
+        "table = trace_rules.get_torch_obj_rule_map()\n"
+        "print(json.dumps([own in table, torch.softmax in table]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1]) == [True, False]
