@@ -110,7 +110,10 @@ def test_available_shows_the_table() -> None:
         for device, table in entry["dispatch"].items():
             assert "|triton-" in device
             for row in table.values():
-                assert row["kernel"] == (row["kernel_us"] <= row["torch_us"])
+                # The kernel takes only shapes it won, by a margin (kernelgen's
+                # package.DISPATCH_MARGIN): a tie is torch's.
+                if row["kernel"]:
+                    assert row["kernel_us"] < row["torch_us"], (op, row)
 
 
 @pytest.mark.parametrize(
