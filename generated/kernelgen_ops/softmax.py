@@ -3,25 +3,27 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/softmax/20261203-132429-agent-1de7/candidates/r01-c01/source.py
-# record    evaluations/softmax/20261203-132429-agent-1de7/candidates/r01-c01/record.json
+# source    evaluations/softmax/20261203-194017-agent-0c79/candidates/r01-c01/source.py
+# record    evaluations/softmax/20261203-194017-agent-0c79/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# speedups  geomean 2.13x vs eager, 1.77x vs torch.compile, - vs seed
+# speedups  geomean 2.16x vs eager, 1.73x vs torch.compile, - vs seed
 # peers     eager = references/softmax.py:softmax, which is how torch users compute it;
 #           torch.compile of the same
-#           4096x4096 bfloat16: 18.5 us, 2.95x eager, 2.59x compile, - seed
-#           32768x1024 bfloat16: 36.0 us, 1.55x eager, 0.95x compile, - seed
-#           1024x32768 bfloat16: 49.8 us, 1.34x eager, 1.44x compile, - seed
-#           256x151936 bfloat16: 72.2 us, 1.30x eager, 2.09x compile, - seed
-#           1x32000 bfloat16: 5.5 us, 2.38x eager, 1.74x compile, - seed
-#           16x151936 bfloat16: 8.2 us, 4.95x eager, 2.35x compile, - seed
+#           4096x4096 bfloat16: 18.6 us, 2.94x eager, 2.58x compile, - seed
+#           32768x1024 bfloat16: 35.9 us, 1.55x eager, 0.95x compile, - seed
+#           1024x32768 bfloat16: 49.8 us, 1.35x eager, 1.44x compile, - seed
+#           256x151936 bfloat16: 72.3 us, 1.31x eager, 2.09x compile, - seed
+#           1x32000 bfloat16: 5.5 us, 2.37x eager, 1.72x compile, - seed
+#           16x151936 bfloat16: 8.2 us, 4.97x eager, 2.34x compile, - seed
+#           16x32000 bfloat16: 5.9 us, 2.30x eager, 1.59x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
-#           4096x4096, 32768x1024, 1024x32768, 256x151936, 16x151936; torch's op at 1x32000
+#           4096x4096, 32768x1024, 1024x32768, 256x151936, 16x151936; torch's op at 1x32000,
+#           16x32000
 # sha256    107e522e46c67d1a9ee8c2c18d6b69f70a3a55e1e78e883f615df98a77ae17e1
-# promoted  2026-12-03T14:49:48+00:00
+# promoted  2026-12-03T20:12:52+00:00
 # note      this source was first judged as agent run 20261201-134417-agent-ba32/r01-c01; run
-#           20261203-132429-agent-1de7 judged and measured it again unchanged, and its figures are
+#           20261203-194017-agent-0c79 judged and measured it again unchanged, and its figures are
 #           the ones here
 #
 # ruff: noqa
