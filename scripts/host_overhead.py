@@ -30,6 +30,7 @@ Writes JSON to the path given (default: stdout only).
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -64,17 +65,22 @@ def per_call_us(fn: Callable[[], Any]) -> float:
 
 
 def side_by_side(
-    first: Callable[[], Any], second: Callable[[], Any], rounds: int = ROUNDS
+    first: Callable[[], Any],
+    second: Callable[[], Any],
+    rounds: int = ROUNDS,
+    around_first: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext,
 ) -> dict[str, float]:
     """per_call_us of two calls in alternating rounds (ab, ba, ab, ...), so that the host's
-    slow spells fall on both: the median of each, and of the differences within a round."""
+    slow spells fall on both: the median of each, and of the differences within a round.
+    `around_first` is entered for each timing of the first (kernelgen_ops.use, for routing)."""
     from kernelgen.bench.timing import rotated
 
     calls = {"first": first, "second": second}
     got: dict[str, list[float]] = {"first": [], "second": []}
     for r in range(rounds):
         for name in rotated(list(calls), r):
-            got[name].append(per_call_us(calls[name]))
+            with around_first() if name == "first" else contextlib.nullcontext():
+                got[name].append(per_call_us(calls[name]))
     diffs = sorted(x - y for x, y in zip(got["first"], got["second"], strict=True))
     return {
         "first": statistics.median(got["first"]),
@@ -273,8 +279,10 @@ PROFILE = "--profile" in sys.argv
 
 def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     """The torch call under use() against without, side by side (routed_minus_plain_us, the
-    library bench's `routed` rule), and what the route's path to torch's op costs: the route
-    alone (torch's function swapped for one that does nothing) and each step of its lookup."""
+    library bench's `routed` rule: the same call, `eager`, routed and not), and what the
+    route's path to torch's op costs: the route alone (torch's function swapped for one that
+    does nothing, called as `call` calls it, whose own cost nothing_us is) and each step of
+    its lookup."""
     from kernelgen_ops import _routing, _runtime
 
     x = args[0]
@@ -284,9 +292,9 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
         plain, call = torch.nn.functional.rms_norm, (lambda f: f(x, (x.shape[-1],), *args[1:]))
     with kernelgen_ops.use(include=[op]):
         route = torch.softmax if op == "softmax" else torch.nn.functional.rms_norm
+        eager()  # the shape's answer kept
     assert route is not plain and route.__wrapped__ is plain
-    call(route)  # the shape's answer kept
-    pair = side_by_side(lambda: call(route), eager)
+    pair = side_by_side(eager, eager, around_first=lambda: kernelgen_ops.use(include=[op]))
     kept, shape = _runtime.ROUTED_KEPT[op], x.shape
     to_torch = kept.get(_runtime.routed_key(shape))
     row: dict[str, Any] = {
