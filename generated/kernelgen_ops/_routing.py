@@ -228,11 +228,10 @@ def _dynamo_knows_torch() -> None:
     enable() of a process, a cached call after that."""
     try:
         from torch._dynamo import trace_rules
-    except ImportError:  # a torch without dynamo has no table to build
-        return
-    build = getattr(trace_rules, "get_torch_obj_rule_map", None)
-    if build is not None:
-        build()
+
+        trace_rules.get_torch_obj_rule_map()
+    except Exception:  # noqa: BLE001 - torch's private table, as it was: dynamo builds it later
+        pass
 
 
 def _patch(op: str) -> None:
