@@ -91,19 +91,16 @@ def shapes(spec: OpSpec) -> list[tuple[BenchShape, bool]]:
     by_rows = "rows" in spec.data.bucket and len(width) == 1
     if by_rows:
         seen = {tuple(sorted(b.dims.items())) for b in bench}
-        few = [b for b in bench if b.dims.get("rows", DECODE_MAX_ROWS + 1) <= DECODE_MAX_ROWS]
-        for cols in sorted({b.dims[width[0]] for b in few}):
+        for cols in sorted({b.dims[width[0]] for b in bench if _few_rows(b)}):
             for rows in DECODE_ROWS:
                 dims = {"rows": rows, width[0]: cols}
                 if tuple(sorted(dims.items())) not in seen:
                     out.append((BenchShape(name=f"{rows}x{cols}", dims=dims, dtype=DTYPE), True))
-    return out + [
-        (
-            b.model_copy(update={"dtype": DTYPE}),
-            by_rows and b.dims.get("rows", DECODE_MAX_ROWS + 1) <= DECODE_MAX_ROWS,
-        )
-        for b in bench
-    ]
+    return out + [(b.model_copy(update={"dtype": DTYPE}), by_rows and _few_rows(b)) for b in bench]
+
+
+def _few_rows(shape: BenchShape) -> bool:
+    return shape.dims.get("rows", DECODE_MAX_ROWS + 1) <= DECODE_MAX_ROWS
 
 
 def _width(shape: BenchShape) -> int:
