@@ -6,7 +6,8 @@
 # $OUT/results.tgz every 15 s and at the end (a call cut short keeps what was packed): agent/
 # (the runs, results.tgz), promote-OP.log, promoted/ (the files promotion wrote, to compare with
 # the promotion made from the committed run), then the library's files.
-#   WHY="what changed" [RESUME="OP=RUN ..."] [AGENT_S=240] bash scripts/h200_remeasure.sh OP [OP ...]
+#   [WHY="what changed" (for each OP not resumed)] [RESUME="OP=RUN ..."] [AGENT_S=240] \
+#     bash scripts/h200_remeasure.sh OP [OP ...]
 . scripts/h200_env.sh
 final=$OUT
 export OUT=/tmp/kernelgen-remeasure
@@ -17,8 +18,8 @@ packer=$!
 trap 'kill $packer 2>/dev/null; pack' EXIT
 resume=()
 for r in ${RESUME:-}; do resume+=(--resume "$r"); done
-python3 scripts/remeasure_plan.py "$@" --why "${WHY:?say what changed since the shipped record}" \
-  "${resume[@]}" > "$OUT/plan.json" || exit 1
+python3 scripts/remeasure_plan.py "$@" ${WHY:+--why "$WHY"} "${resume[@]}" > "$OUT/plan.json" \
+  || exit 1
 # The agent's promote runs the sanitizer, which promotion requires, then refuses a kernel that
 # does not beat itself: `kernelgen promote` below promotes it.
 (OUT=$OUT/agent bash scripts/h200_agent.sh "$OUT/plan.json" "${AGENT_S:-240}")

@@ -1,6 +1,7 @@
 """An agent plan that re-measures kernels the library ships, unchanged (scripts/h200_agent.py).
 
-    python scripts/remeasure_plan.py OP [OP ...] --why "what changed" [--resume OP=RUN] > plan.json
+    python scripts/remeasure_plan.py OP [OP ...] [--why "what changed"] [--resume OP=RUN] \
+        > plan.json
 
 When an operator's bench shapes or the bench itself change, the shipped kernel's record no
 longer says what the library would do at every shape: the dispatch table is built from it. The
@@ -22,13 +23,15 @@ MANIFEST = Path("generated/kernelgen_ops/MANIFEST.json")
 
 
 def plan(
-    ops: list[str], why: str, manifest: dict, resume: dict[str, str] | None = None
+    ops: list[str], why: str | None, manifest: dict, resume: dict[str, str] | None = None
 ) -> list[dict]:
     items: list[dict] = []
     for op in ops:
         if op in (resume or {}):
             items.append({"op": op, "run": resume[op], "promote": True})
             continue
+        if not why:
+            sys.exit(f"{op}: a new run needs --why (what changed since the shipped record)")
         entry = manifest["ops"].get(op)
         if entry is None:
             sys.exit(f"{MANIFEST}: no operator {op!r}; it has {', '.join(manifest['ops'])}")
@@ -47,7 +50,7 @@ def plan(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ops", nargs="+")
-    parser.add_argument("--why", required=True, help="what changed since the shipped record")
+    parser.add_argument("--why", help="what changed since the shipped record (new runs)")
     parser.add_argument("--resume", action="append", default=[], metavar="OP=RUN")
     args = parser.parse_args()
     resume = {}

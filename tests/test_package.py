@@ -223,6 +223,22 @@ def test_the_dispatch_table_counts_host_time_per_call() -> None:
     assert package.dispatch_table("softmax", prov.model_copy(update={"speedups": None})) == {}
 
 
+def test_the_shipped_tables_follow_the_dispatch_rule() -> None:
+    """Every dispatch row the library ships says kernel exactly where the kernel won by the
+    margin (generated/tests checks only that it never takes a shape it lost)."""
+    shipped = (
+        Path(package.__file__).resolve().parents[1] / "generated" / "kernelgen_ops" / "configs"
+    )
+    rows = 0
+    for path in sorted(shipped.glob("*.json")):
+        for table in json.loads(path.read_text()).get("dispatch", {}).values():
+            for row in table.values():
+                won = row["kernel_us"] < row["torch_us"] * (1 - package.DISPATCH_MARGIN)
+                assert row["kernel"] == won, (path.name, row)
+                rows += 1
+    assert rows > 0
+
+
 def test_host_time_decides_only_at_launch_bound_shapes() -> None:
     """rms_norm 4096x4096 on the H200: 18.6 us on the device against eager's 24.3, but 39.9 us
     of host time against eager's 26.2 (Triton's launch path). Memory-bound, so the device
