@@ -69,7 +69,7 @@ _act_quant_call = _calls.Call("act_quant", _contracts, _act_quant)
 
 
 def _act_quant_impl(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    return _act_quant_call(x)
+    return _act_quant_call.fast(x)
 
 
 def _act_quant_fake(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -97,7 +97,7 @@ def act_quant(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _act_quant_op(x)
-    return _act_quant_call(x)
+    return _act_quant_call.fast(x)
 
 
 # decode_attn: agent run 20261202-032133-agent-e9a6/r01-c01 on NVIDIA H200, 46.42x vs eager
@@ -113,7 +113,7 @@ def _decode_attn_impl(
     seq_lens: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    return _decode_attn_call(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn_call.fast(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
 def _decode_attn_fake(
@@ -153,7 +153,7 @@ def decode_attn(
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _decode_attn_op(q, k_cache, v_cache, block_table, seq_lens, scale)
-    return _decode_attn_call(q, k_cache, v_cache, block_table, seq_lens, scale)
+    return _decode_attn_call.fast(q, k_cache, v_cache, block_table, seq_lens, scale)
 
 
 # fp8_gemm: tune run 20261202-215844-agent-8055/r01-c01-tuned on NVIDIA H200, 7.00x vs eager
@@ -167,7 +167,7 @@ def _fp8_gemm_impl(
     b: torch.Tensor,
     b_scale: torch.Tensor,
 ) -> torch.Tensor:
-    return _fp8_gemm_call(a, a_scale, b, b_scale)
+    return _fp8_gemm_call.fast(a, a_scale, b, b_scale)
 
 
 def _fp8_gemm_fake(
@@ -203,7 +203,7 @@ def fp8_gemm(
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _fp8_gemm_op(a, a_scale, b, b_scale)
-    return _fp8_gemm_call(a, a_scale, b, b_scale)
+    return _fp8_gemm_call.fast(a, a_scale, b, b_scale)
 
 
 # fused_moe: tune run 20261203-092552-agent-844f/r01-c01-tuned on NVIDIA H200, 25.79x vs eager
@@ -218,7 +218,7 @@ def _fused_moe_impl(
     topk_weights: torch.Tensor,
     topk_ids: torch.Tensor,
 ) -> torch.Tensor:
-    return _fused_moe_call(x, w1, w2, topk_weights, topk_ids)
+    return _fused_moe_call.fast(x, w1, w2, topk_weights, topk_ids)
 
 
 def _fused_moe_fake(
@@ -256,7 +256,7 @@ def fused_moe(
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _fused_moe_op(x, w1, w2, topk_weights, topk_ids)
-    return _fused_moe_call(x, w1, w2, topk_weights, topk_ids)
+    return _fused_moe_call.fast(x, w1, w2, topk_weights, topk_ids)
 
 
 # hadamard: agent run 20261202-090420-agent-ef70/r03-c01 on NVIDIA H200, 1.40x vs eager
@@ -265,7 +265,7 @@ _hadamard_call = _calls.Call("hadamard", _contracts, _hadamard)
 
 
 def _hadamard_impl(x: torch.Tensor) -> torch.Tensor:
-    return _hadamard_call(x)
+    return _hadamard_call.fast(x)
 
 
 def _hadamard_fake(x: torch.Tensor) -> torch.Tensor:
@@ -293,7 +293,7 @@ def hadamard(x: torch.Tensor) -> torch.Tensor:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _hadamard_op(x)
-    return _hadamard_call(x)
+    return _hadamard_call.fast(x)
 
 
 # rms_norm: agent run 20261203-132139-agent-087d/r01-c01 on NVIDIA H200, 2.49x vs eager
@@ -302,7 +302,7 @@ _rms_norm_call = _calls.Call("rms_norm", _contracts, _rms_norm)
 
 
 def _rms_norm_impl(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
-    return _rms_norm_call(x, weight, eps)
+    return _rms_norm_call.fast(x, weight, eps)
 
 
 def _rms_norm_fake(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch.Tensor:
@@ -328,7 +328,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _rms_norm_op(x, weight, eps)
-    return _rms_norm_call(x, weight, eps)
+    return _rms_norm_call.fast(x, weight, eps)
 
 
 # router_gemm: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 3.01x vs eager
@@ -337,7 +337,7 @@ _router_gemm_call = _calls.Call("router_gemm", _contracts, _router_gemm)
 
 
 def _router_gemm_impl(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    return _router_gemm_call(x, w)
+    return _router_gemm_call.fast(x, w)
 
 
 def _router_gemm_fake(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
@@ -363,7 +363,7 @@ def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _router_gemm_op(x, w)
-    return _router_gemm_call(x, w)
+    return _router_gemm_call.fast(x, w)
 
 
 # silu_and_mul: the seed on NVIDIA H200, 3.05x vs eager
@@ -372,7 +372,7 @@ _silu_and_mul_call = _calls.Call("silu_and_mul", _contracts, _silu_and_mul)
 
 
 def _silu_and_mul_impl(x: torch.Tensor) -> torch.Tensor:
-    return _silu_and_mul_call(x)
+    return _silu_and_mul_call.fast(x)
 
 
 def _silu_and_mul_fake(x: torch.Tensor) -> torch.Tensor:
@@ -396,7 +396,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _silu_and_mul_op(x)
-    return _silu_and_mul_call(x)
+    return _silu_and_mul_call.fast(x)
 
 
 # softmax: agent run 20261203-194017-agent-0c79/r01-c01 on NVIDIA H200, 2.16x vs eager
@@ -405,7 +405,7 @@ _softmax_call = _calls.Call("softmax", _contracts, _softmax)
 
 
 def _softmax_impl(x: torch.Tensor) -> torch.Tensor:
-    return _softmax_call(x)
+    return _softmax_call.fast(x)
 
 
 def _softmax_fake(x: torch.Tensor) -> torch.Tensor:
@@ -430,7 +430,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _softmax_op(x)
-    return _softmax_call(x)
+    return _softmax_call.fast(x)
 
 
 # sparse_attn: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 15.11x vs eager
@@ -445,7 +445,7 @@ def _sparse_attn_impl(
     indices: torch.Tensor,
     scale: float,
 ) -> torch.Tensor:
-    return _sparse_attn_call(q, k, v, indices, scale)
+    return _sparse_attn_call.fast(q, k, v, indices, scale)
 
 
 def _sparse_attn_fake(
@@ -484,7 +484,7 @@ def sparse_attn(
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _sparse_attn_op(q, k, v, indices, scale)
-    return _sparse_attn_call(q, k, v, indices, scale)
+    return _sparse_attn_call.fast(q, k, v, indices, scale)
 
 
 # topk: agent run 20261202-134854-agent-990b/r06-c01 on NVIDIA H200, 1.60x vs eager
@@ -493,7 +493,7 @@ _topk_call = _calls.Call("topk", _contracts, _topk)
 
 
 def _topk_impl(x: torch.Tensor, k: int) -> torch.Tensor:
-    return _topk_call(x, k)
+    return _topk_call.fast(x, k)
 
 
 def _topk_fake(x: torch.Tensor, k: int) -> torch.Tensor:
@@ -520,4 +520,4 @@ def topk(x: torch.Tensor, k: int) -> torch.Tensor:
     # op takes it where the kernel measured slower on this device (kernelgen_ops.set_dispatch).
     if torch.compiler.is_compiling():
         return _topk_op(x, k)
-    return _topk_call(x, k)
+    return _topk_call.fast(x, k)

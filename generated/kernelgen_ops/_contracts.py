@@ -99,7 +99,7 @@ def dims_softmax(x: torch.Tensor) -> tuple[int, ...]:
 
 
 def torch_softmax(x: torch.Tensor) -> torch.Tensor:
-    return torch.softmax(x, dim=-1)
+    return torch.softmax(x, -1)  # positional: torch's parser takes it faster than dim=-1
 
 
 def check_rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float) -> None:

@@ -219,7 +219,9 @@ def _generate(plan: _Plan) -> tuple[Any, str]:
             continue
         scope.update({f"z{j}": size, f"r{j}": stride, f"t{j}": dtype, f"v{j}": device})
         lines.append(f"    s{j} = _empty(z{j}, r{j}, dtype=t{j}, device=v{j})")
-    lines.append("    stream = _launch._current_stream(_launch._current_device())")
+    # With one device the current one is 0 (see _launch.one_device); else asked per call.
+    device = "0" if _launch.one_device() else "_launch._current_device()"
+    lines.append(f"    stream = _launch._current_stream({device})")
     for i, launch in enumerate(plan.launches):
         pointers = {position: (index, offset) for position, index, offset in launch.pointers}
         values = []

@@ -61,6 +61,54 @@ def test_a_repeat_call_skips_the_check_and_the_table(counted: dict[str, int]) ->
     assert counted == {"check": 3, "dims": 3}
 
 
+def test_a_repeat_call_runs_only_the_generated_path(counted: dict[str, int]) -> None:
+    """A hit is the generated function and what it kept (torch's op here): no frame of Call,
+    of the contract or of the key builders runs."""
+    kernelgen_ops.set_dispatch("torch")
+    x = torch.randn(3, 20)
+    kernelgen_ops.softmax(x)
+    assert CALL.fast is not CALL and "answers.get(key)" in CALL.fast.source
+    frames: list[str] = []
+
+    def watch(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            frames.append(f"{frame.f_code.co_filename}:{frame.f_code.co_name}")
+
+    sys.setprofile(watch)
+    try:
+        kernelgen_ops.softmax(x)
+    finally:
+        sys.setprofile(None)
+    ours = [f for f in frames if "kernelgen_ops" in f and "__init__.py:softmax" not in f]
+    assert ours == ["<kernelgen_ops softmax call>:softmax", f"{_contracts.__file__}:torch_softmax"]
+    assert counted == {"check": 1, "dims": 1}
+
+
+def test_a_scalars_type_is_in_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rms_norm's eps as an int and as a float: one generated function (tensor, tensor, scalar),
+    two keys that never mix (1 and 1.0 are equal in Python); a call of no pattern takes the full
+    path."""
+    call = kernelgen_ops._rms_norm_call
+    call.forget()
+    monkeypatch.setattr(call, "_patterns", {})
+    monkeypatch.setattr(call, "fast", call)
+    kernelgen_ops.set_dispatch("torch")
+    x, w = torch.randn(2, 16), torch.randn(16)
+    try:
+        for eps in (1.0, 1, 1.0, 1):
+            want = torch.nn.functional.rms_norm(x, (16,), w, eps)
+            torch.testing.assert_close(call.fast(x, w, eps), want, rtol=0, atol=0)
+            torch.testing.assert_close(call(x, w, eps), want, rtol=0, atol=0)
+        assert sorted(call._patterns) == ["TTS"] and len(call._answers) == 2
+        assert call.fast is call._patterns["TTS"]
+        # A list where a tensor goes is no pattern: the full path, which refuses it.
+        with pytest.raises(TypeError, match="must be a tensor"):
+            call.fast([1.0], w, 1e-6)
+    finally:
+        call.forget()
+        kernelgen_ops.set_dispatch("measured")
+
+
 def test_a_call_that_fails_its_check_fails_every_time(counted: dict[str, int]) -> None:
     kernelgen_ops.set_dispatch("torch")
     for _ in range(3):
