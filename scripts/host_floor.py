@@ -58,8 +58,23 @@ def steps(x: torch.Tensor, w: torch.Tensor) -> dict[str, Callable[[], Any]]:
         run(*grid, raw_stream(0), fn, packed, None, None, None, xp, yp, n, 1024)
 
     def launch_direct() -> None:
-        direct(*grid, raw_stream(0), fn, run.launch_cooperative_grid, run.launch_pdl, None, None,
-               packed, None, None, None, xp, yp, n, 1024)
+        direct(
+            *grid,
+            raw_stream(0),
+            fn,
+            run.launch_cooperative_grid,
+            run.launch_pdl,
+            None,
+            None,
+            packed,
+            None,
+            None,
+            None,
+            xp,
+            yp,
+            n,
+            1024,
+        )
 
     def python_frame() -> None:
         nothing()
@@ -78,8 +93,15 @@ def steps(x: torch.Tensor, w: torch.Tensor) -> dict[str, Callable[[], Any]]:
         "torch.is_grad_enabled()": torch.is_grad_enabled,
         "torch.compiler.is_compiling()": torch.compiler.is_compiling,
         "shape_lookup": lambda: kept.get((x.shape,)),
-        "key7": lambda: (x.dtype, x.device, x.shape, x.stride(), x.data_ptr() & 15,
-                         x.requires_grad, x.is_neg()),
+        "key7": lambda: (
+            x.dtype,
+            x.device,
+            x.shape,
+            x.stride(),
+            x.data_ptr() & 15,
+            x.requires_grad,
+            x.is_neg(),
+        ),
         "key5": lambda: (x.dtype, x.shape, x.stride(), x.data_ptr() & 15, x.requires_grad),
         "device_index": get_device,
         "raw_stream(0)": lambda: raw_stream(0),

@@ -305,10 +305,7 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     if not to_torch:
         return row  # the steps below are those of the path to torch's op
     nothing = lambda *a, **k: None  # noqa: E731
-    if op == "softmax":
-        bare = _routing._softmax_route(nothing, ("input", "dim", "dtype"), lambda: None)
-    else:
-        bare = _routing._rms_norm_route(nothing, lambda: None)
+    bare = _routing._route(op, "input", nothing, lambda a, k: _routing._DECLINED)
     return row | {
         "route_alone_us": per_call_us(lambda: call(bare)),
         "nothing_us": per_call_us(lambda: call(nothing)),

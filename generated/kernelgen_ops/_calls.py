@@ -44,8 +44,10 @@ _SCALARS = frozenset(_plans._SCALARS)
 
 # What a key holds per argument: a tensor's layout and what the contract reads of it; a
 # scalar's type (1, 1.0 and True are equal keys otherwise) and value.
-_TENSOR_PARTS = "{a}.shape, {a}.stride(), {a}.dtype, {a}.device, {a}.data_ptr() & 15, " \
+_TENSOR_PARTS = (
+    "{a}.shape, {a}.stride(), {a}.dtype, {a}.device, {a}.data_ptr() & 15, "
     "{a}.requires_grad, {a}.is_neg()"
+)
 _SCALAR_PARTS = "type({a}), {a}"
 
 

@@ -14,7 +14,9 @@ autocast (which computes in float32 and returns float32); plain tensors only (no
 wrappers, fake tensors or other subclasses). Every other call goes to the function that was there
 before, unchanged. While tracing (torch.compile, torch.jit.trace, torch.fx) the wrappers step
 aside too, so the tracer records torch's op and Inductor generates and fuses its own kernel; to
-put a generated kernel into a compiled graph, call kernelgen_ops.<op>, a torch custom op.
+put a generated kernel into a compiled graph, call kernelgen_ops.<op>, a torch custom op. So do
+they under a __torch_function__ mode (torch.set_default_device installs one): the mode sees the
+call as it would without routing.
 
 torch.jit.script cannot compile these wrappers: call disable() before scripting.
 """
@@ -36,6 +38,7 @@ _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
 _MISSING = object()
 _device_index = _runtime._device_index
 _compiling = torch.compiler.is_compiling
+_function_mode = torch._C._is_torch_function_mode_enabled
 _functorch_active: Callable[[], bool] = getattr(
     torch._C, "_are_functorch_transforms_active", lambda: False
 )
@@ -78,7 +81,13 @@ def _bind(names: tuple[str, ...], args: tuple, kwargs: dict) -> dict[str, Any] |
 _DECLINED = object()  # a kernel call's answer "not this call": the function before takes it
 
 
-def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Callable:
+def _route(
+    op: str,
+    first: str,
+    original: Callable,
+    kernel_call: Callable,
+    torch_call: Callable | None = None,
+) -> Callable:
     """The wrapper of one torch entry point of `op`: `kernel_call(args, kwargs)` runs the kernel
     where it may take the call, and says _DECLINED where not; every other call goes to
     `original`, unchanged.
@@ -89,23 +98,33 @@ def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Ca
     is one lookup made here, with _runtime.routed_key's key built inline: at those sizes it is
     the route's whole cost. It only ever sends a call to the function that was there before,
     which every call the kernel may not take gets anyway, so the order of the checks changes no
-    answer."""
+    answer.
+
+    `torch_call(args, kwargs)`, for an entry point that is a Python function of torch's, does
+    what `original`'s body does for the common forms of a call, without its Python frame (and
+    without our own route on a torch method it calls, which would answer the same again), or
+    says _DECLINED. On the H200's host the route's lookup costs about a microsecond, as much as
+    such a frame: taken out, the routed call costs what the plain one does."""
     kept = _runtime.ROUTED_KEPT.setdefault(op, {})
     by_device = not _runtime.one_table()
 
     def route(*args: Any, **kwargs: Any) -> Any:
         # Under dynamo, aside before any lookup: it cannot trace torch._C's device getter (on
         # the H200 that broke fullgraph=True), and it would guard the graph on the kept answers
-        # (a recompile per new shape kept).
-        if not _compiling():
+        # (a recompile per new shape kept). Under a __torch_function__ mode too: the mode would
+        # see our reads of the tensor (x.shape) as calls of its own.
+        if not (_compiling() or _function_mode()):
             x = args[0] if args else kwargs.get(first)
             if type(x) in _PLAIN:
                 shape = x.shape
-                mode = _runtime._mode
-                to_torch = kept.get((mode, _device_index(), shape) if by_device else (mode, shape))
+                to_torch = kept.get((_device_index(), shape) if by_device else shape)
                 if to_torch is None:
                     to_torch = _runtime.routed_to_torch(op, shape)
                 if to_torch:
+                    if torch_call is not None:
+                        out = torch_call(args, kwargs)
+                        if out is not _DECLINED:
+                            return out
                     return original(*args, **kwargs)
             if not _tracing():
                 out = kernel_call(args, kwargs)
@@ -119,8 +138,41 @@ def _route(op: str, first: str, original: Callable, kernel_call: Callable) -> Ca
     return route
 
 
+_tensor_softmax = torch._C.TensorBase.softmax  # torch's own method, under any patch of Tensor's
+_has_torch_function_unary = torch._C._has_torch_function_unary
+_has_torch_function_variadic = torch._C._has_torch_function_variadic
+
+
+def _functional_softmax(args: tuple, kwargs: dict) -> Any:
+    """F.softmax(input, dim) or F.softmax(input, dim=dim): its body, for an input no
+    __torch_function__ (override or mode) claims, is input.softmax(dim)."""
+    if kwargs:
+        if len(args) != 1 or len(kwargs) != 1:
+            return _DECLINED
+        dim = kwargs.get("dim")
+    elif len(args) == 2:
+        dim = args[1]
+    else:
+        return _DECLINED
+    x = args[0]
+    if dim is None or _has_torch_function_unary(x):
+        return _DECLINED
+    return _tensor_softmax(x, dim)
+
+
+def _functional_rms_norm(args: tuple, kwargs: dict) -> Any:
+    """F.rms_norm(input, normalized_shape, weight, eps), as nn.RMSNorm calls it: its body, for
+    tensors no __torch_function__ claims, is torch.rms_norm with the same arguments."""
+    if kwargs or len(args) != 4 or _has_torch_function_variadic(args[0], args[2]):
+        return _DECLINED
+    return torch.rms_norm(*args)
+
+
 def _softmax_route(
-    original: Callable, names: tuple[str, ...], kernel: Callable[[], Callable]
+    original: Callable,
+    names: tuple[str, ...],
+    kernel: Callable[[], Callable],
+    torch_call: Callable | None = None,
 ) -> Callable:
     def call(args: tuple, kwargs: dict) -> Any:
         a = _bind(names, args, kwargs)
@@ -135,7 +187,7 @@ def _softmax_route(
                 return kernel()(x)
         return _DECLINED
 
-    return _route("softmax", names[0], original, call)
+    return _route("softmax", names[0], original, call, torch_call)
 
 
 # torch's rms_norm computes in float32 for these dtypes and, with eps=None, uses float32's
@@ -168,7 +220,7 @@ def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Calla
             return kernel()(x, w, float(eps))
         return _DECLINED
 
-    return _route("rms_norm", names[0], original, call)
+    return _route("rms_norm", names[0], original, call, _functional_rms_norm)
 
 
 def _launcher(op: str) -> Callable[[], Callable]:
@@ -187,7 +239,9 @@ def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]
             (
                 F,
                 "softmax",
-                lambda o: _softmax_route(o, ("input", "dim", "_stacklevel", "dtype"), k),
+                lambda o: _softmax_route(
+                    o, ("input", "dim", "_stacklevel", "dtype"), k, _functional_softmax
+                ),
             ),
             (torch.Tensor, "softmax", lambda o: _softmax_route(o, ("self", "dim", "dtype"), k)),
         ]

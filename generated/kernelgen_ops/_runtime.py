@@ -193,6 +193,7 @@ def set_dispatch(mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"kernelgen_ops.set_dispatch: {mode!r}; expected one of {MODES}")
     _mode = mode
+    forget_routed()  # a routed call's kept answers were the old mode's
 
 
 def dispatch_mode() -> str:
@@ -237,16 +238,16 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
 
 # op -> {routed_key(shape): routed_to_torch's answer}. Every routed call asks that
 # first, so its route looks a repeat shape up here itself (_routing, one dict lookup on the call's
-# path) and calls routed_to_torch only for a new one. The mode is in the key, so set_dispatch
-# needs no reset. Bounded: past the bound a new shape is answered, not kept.
+# path) and calls routed_to_torch only for a new one. The answers are the mode's: set_dispatch
+# drops them. Bounded: past the bound a new shape is answered, not kept.
 ROUTED_KEPT: dict[str, dict[tuple, bool]] = {}
 _ROUTED_KEPT_MAX = 4096
 
 
-def routed_key(shape: torch.Size) -> tuple:
-    """The key of ROUTED_KEPT[op] for a call of this shape now (_routing builds it inline):
-    without the device where every device picks the same table."""
-    return (_mode, shape) if one_table() else (_mode, _device_index(), shape)
+def routed_key(shape: torch.Size) -> torch.Size | tuple:
+    """The key of ROUTED_KEPT[op] for a call of this shape now (_routing builds it inline): the
+    shape itself where every device picks the same table, else (device index, shape)."""
+    return shape if one_table() else (_device_index(), shape)
 
 
 @functools.cache

@@ -257,3 +257,65 @@ def test_dynamo_s_table_holds_torch_s_functions_not_ours() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.splitlines()[-1]) == [True, False]
+
+
+def test_a_python_entry_point_s_torch_path_is_one_route(spies: dict[str, Spy], device: str) -> None:
+    """Where torch's op takes the call, F.softmax's and F.rms_norm's routes run torch's op
+    without the function they replaced (whose body would pass through our Tensor.softmax route
+    once more): one route frame per call, the same result bit for bit, no kernel."""
+    x = _x(device)
+    w = torch.randn(50, generator=torch.Generator().manual_seed(1)).to(device)
+    calls = {
+        "F.softmax(x, -1)": lambda: F.softmax(x, -1),
+        "F.softmax(x, dim=-1)": lambda: F.softmax(x, dim=-1),
+        "F.rms_norm(x, (50,), w, eps)": lambda: F.rms_norm(x, (50,), w, 1e-5),
+    }
+    want = {name: call() for name, call in calls.items()}
+    with kernelgen_ops.use():
+        _runtime.set_dispatch("torch")
+        for name, call in calls.items():
+            frames: list[str] = []
+
+            def watch(frame, event: str, arg: object, frames: list[str] = frames) -> None:  # noqa: ANN001
+                if event == "call" and frame.f_code.co_filename.endswith("_routing.py"):
+                    frames.append(frame.f_code.co_name)
+
+            sys.setprofile(watch)
+            try:
+                got = call()
+            finally:
+                sys.setprofile(None)
+            assert torch.equal(got, want[name]), name
+            assert frames.count("route") == 1, (name, frames)
+    assert spies["softmax"].calls == spies["rms_norm"].calls == 0
+    _untouched()
+
+
+def test_a_torch_function_mode_still_sees_the_functional_calls(device: str) -> None:
+    """The routes' shortcuts past F.softmax's and F.rms_norm's bodies step aside for a tensor a
+    __torch_function__ mode claims: the mode is called as it is without routing."""
+    from torch.overrides import TorchFunctionMode
+
+    class Seen(TorchFunctionMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.names: list[str] = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+            self.names.append(func.__name__)
+            return func(*args, **(kwargs or {}))
+
+    x = _x(device)
+    w = torch.randn(50).to(device)
+
+    def run() -> list[str]:
+        with Seen() as seen:
+            F.softmax(x, -1)
+            F.rms_norm(x, (50,), w, 1e-5)
+        return seen.names
+
+    plain = run()
+    with kernelgen_ops.use():
+        _runtime.set_dispatch("torch")
+        routed = run()
+    assert plain == routed == ["softmax", "rms_norm"]
