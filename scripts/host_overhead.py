@@ -245,6 +245,11 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
     finally:
         kernelgen_ops.set_dispatch("measured")
     row["public_measured_dispatch_us"] = per_call_us(lambda: public(*args))
+    # The public call as shipped (the table's path, torch's op where the kernel lost) against
+    # eager: [H]'s host rule.
+    pair = side_by_side(lambda: public(*args), eager)
+    row["measured_minus_eager_us"] = pair["diff"]
+    row["measured_minus_eager_range_us"] = [round(pair["diff_low"], 2), round(pair["diff_high"], 2)]
     recorded = launches(op, args)
     row["launches_per_call"] = len(recorded)
     if recorded:  # lean launches are active: the kernels are LeanKernels
@@ -302,6 +307,16 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
         "routed_minus_plain_us": pair["diff"],
         "routed_minus_plain_range_us": [round(pair["diff_low"], 2), round(pair["diff_high"], 2)],
     }
+    # The route's path to the kernel (set_dispatch("kernel")), against the plain call: what a
+    # routed call costs where the table sends it to the kernel.
+    pair = side_by_side(eager, eager, around_first=lambda: _routed_to_kernel(op))
+    row["routed_kernel_minus_plain_us"] = pair["diff"]
+    if op == "softmax":  # F.softmax (nn.Softmax's call) too: its route skips F's own body
+        functional = lambda: torch.nn.functional.softmax(x, -1)  # noqa: E731
+        pair = side_by_side(
+            functional, functional, around_first=lambda: kernelgen_ops.use(include=[op])
+        )
+        row["functional_routed_minus_plain_us"] = pair["diff"]
     if not to_torch:
         return row  # the steps below are those of the path to torch's op
     nothing = lambda *a, **k: None  # noqa: E731
@@ -316,18 +331,31 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     }
 
 
+@contextlib.contextmanager
+def _routed_to_kernel(op: str) -> Iterator[None]:
+    with kernelgen_ops.use(include=[op]):
+        kernelgen_ops.set_dispatch("kernel")
+        try:
+            yield
+        finally:
+            kernelgen_ops.set_dispatch("measured")
+
+
 def replayed(op: str, public: Callable[..., Any], args: tuple) -> dict[str, Any]:
     """Whether the public call (forced onto the kernel by the caller) keeps a launch plan for
     these arguments, and whether its replay's output equals the launcher's bit for bit."""
     call = getattr(kernelgen_ops, f"_{op}_call")
-    public(*args)  # the first call of the key, watched
+    call.forget()
+    public(*args)  # the first call of the key, watched: the one answer kept
+    (kept,) = call._answers.values()
     fresh = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args)
     same = torch.equal(public(*fresh), raw_launcher(op)(*fresh))
-    kept = call._answers.get(_plans.key(args, torch.is_grad_enabled()))
-    plan = kept[3] if kept is not None and isinstance(kept[3], _plans._Plan) else None
+    plan = kept[3] if isinstance(kept[3], _plans._Plan) else None
+    row_source = {"call_source": getattr(call.fast, "source", None)}
     if not same:
         raise SystemExit(f"host_overhead.py: {op}: a replay's output differs from the launcher's")
     row: dict[str, Any] = {"planned": "replayed" if plan else "no plan", "planned_equal": same}
+    row |= row_source
     if plan is not None:
         row["plan_source"] = plan.source  # what every repeat call of this key runs
     return row

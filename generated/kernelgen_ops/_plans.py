@@ -338,28 +338,15 @@ def record(launcher: Any, namespace: dict[str, Any], args: tuple) -> tuple[Any, 
     return out, None if others else _plan(args, watch, seen, out)
 
 
-def key(args: tuple, grad_enabled: bool | None = None) -> tuple | None:
-    """The key of a call: the launcher's (grad_enabled None, Planned) or the public call's
-    (_calls.py), which adds what the contract checks read beyond it: grad mode, and per tensor
-    whether it wants a gradient and is a negated view. None for arguments no key is made for."""
-    parts: list[Any] = [_launch._current_device() if _CUDA else -1, grad_enabled]
+def key(args: tuple) -> tuple | None:
+    """The key of a launcher's call (Planned): the current device, and per argument a tensor's
+    dtype, device, shape, strides and 16-byte alignment, or a scalar's type and value. None for
+    arguments no key is made for. (The public call keys more: _calls.py.)"""
+    parts: list[Any] = [_launch._current_device() if _CUDA else -1]
     for a in args:
         kind = type(a)
         if kind is _TENSOR or kind is _PARAMETER:  # one kind: a Parameter is a plain tensor
-            if grad_enabled is None:
-                parts.append((a.dtype, a.device, a.shape, a.stride(), a.data_ptr() & 15))
-            else:
-                parts.append(
-                    (
-                        a.dtype,
-                        a.device,
-                        a.shape,
-                        a.stride(),
-                        a.data_ptr() & 15,
-                        a.requires_grad,
-                        a.is_neg(),
-                    )
-                )
+            parts.append((a.dtype, a.device, a.shape, a.stride(), a.data_ptr() & 15))
         elif kind in _SCALARS:
             parts.append((kind, a))  # the kind too: 1, 1.0 and True are equal keys otherwise
         else:
