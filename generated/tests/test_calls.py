@@ -84,7 +84,7 @@ def test_a_repeat_call_runs_only_the_generated_path(counted: dict[str, int]) -> 
     assert counted == {"check": 1, "dims": 1}
 
 
-def test_a_scalars_type_is_in_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scalars_type_is_in_the_key(monkeypatch: pytest.MonkeyPatch, device: str) -> None:
     """rms_norm's eps as an int and as a float: one generated function (tensor, tensor, scalar),
     two keys that never mix (1 and 1.0 are equal in Python); a call of no pattern takes the full
     path."""
@@ -93,7 +93,7 @@ def test_a_scalars_type_is_in_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(call, "_patterns", {})
     monkeypatch.setattr(call, "fast", call)
     kernelgen_ops.set_dispatch("torch")
-    x, w = torch.randn(2, 16), torch.randn(16)
+    x, w = torch.randn(2, 16, device=device), torch.randn(16, device=device)
     try:
         for eps in (1.0, 1, 1.0, 1):
             want = torch.nn.functional.rms_norm(x, (16,), w, eps)

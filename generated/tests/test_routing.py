@@ -260,9 +260,9 @@ def test_dynamo_s_table_holds_torch_s_functions_not_ours() -> None:
 
 
 def test_a_python_entry_point_s_torch_path_is_one_route(spies: dict[str, Spy], device: str) -> None:
-    """Where torch's op takes the call, F.softmax's and F.rms_norm's routes run torch's op
-    without the function they replaced (whose body would pass through our Tensor.softmax route
-    once more): one route frame per call, the same result bit for bit, no kernel."""
+    """Where torch's op takes the call, F.softmax's route runs torch's method without
+    F.softmax's body, which would pass through our Tensor.softmax route once more: one route
+    frame per call, the same result bit for bit, no kernel (F.rms_norm: one route too)."""
     x = _x(device)
     w = torch.randn(50, generator=torch.Generator().manual_seed(1)).to(device)
     calls = {
@@ -292,8 +292,8 @@ def test_a_python_entry_point_s_torch_path_is_one_route(spies: dict[str, Spy], d
 
 
 def test_a_torch_function_mode_still_sees_the_functional_calls(device: str) -> None:
-    """The routes' shortcuts past F.softmax's and F.rms_norm's bodies step aside for a tensor a
-    __torch_function__ mode claims: the mode is called as it is without routing."""
+    """Under a __torch_function__ mode the routes step aside before reading the tensor (and
+    F.softmax's shortcut past its body with them): the mode sees what it sees without routing."""
     from torch.overrides import TorchFunctionMode
 
     class Seen(TorchFunctionMode):
