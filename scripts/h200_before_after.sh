@@ -17,8 +17,10 @@ for side in before after after2 before2; do
   else
     python3 scripts/host_overhead.py "$OUT/host-$side.json" > "$OUT/host-$side.log" 2>&1
   fi
-  echo "== host $side: rc=$? in $((SECONDS - start)) s"
-  rm -f "$OUT/host-$side.log"  # the JSON holds the rows; the device brings back few files
+  rc=$?
+  echo "== host $side: rc=$rc in $((SECONDS - start)) s"
+  # The JSON holds the rows; the device brings back few files: a log only where it failed.
+  [ "$rc" = 0 ] && rm -f "$OUT/host-$side.log"
 done
 python3 -m pytest -q generated/tests/test_calls.py > "$OUT/calls.log" 2>&1
 echo "== test_calls: rc=$?"; tail -n 2 "$OUT/calls.log"
