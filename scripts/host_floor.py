@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -25,6 +24,8 @@ import torch
 import torch.nn.functional as F
 import triton
 import triton.language as tl
+
+from kernelgen.bench.timing import host_us  # back-to-back calls, one synchronize at each end
 
 CALLS = 3000
 ROUNDS = 7
@@ -126,15 +127,6 @@ def steps(x: torch.Tensor, w: torch.Tensor) -> dict[str, Callable[[], Any]]:
     }
 
 
-def per_call_us(fn: Callable[[], Any]) -> float:
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(CALLS):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / CALLS * 1e6
-
-
 def main() -> None:
     torch.set_grad_enabled(False)
     x = torch.randn(1, 4096, device="cuda", dtype=torch.bfloat16)
@@ -148,7 +140,7 @@ def main() -> None:
     for r in range(ROUNDS):
         k = r % len(names)
         for name in names[k:] + names[:k]:
-            rounds[name].append(per_call_us(named[name]))
+            rounds[name].append(host_us(named[name], CALLS))
     frame = statistics.median(rounds["python_call"])
     rows = {
         name: {
