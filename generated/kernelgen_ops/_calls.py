@@ -76,10 +76,10 @@ def _generate(call: "Call", kinds: str) -> Any:
     )
     parts = [repr(kinds), "_grad()"]
     if not _launch.one_device():  # a plan launches on the device current when it was made
-        parts.append("_device()")
+        parts.append("_launch._current_device()")
     for a, k in zip(names, kinds, strict=True):
         parts.append((_TENSOR_PARTS if k == "T" else _SCALAR_PARTS).format(a=a))
-    one = f"({params},)"
+    one = f"({params},)" if params else "()"  # the arguments as the tuple _first takes
     source = f"""def {call.op}({params}):
     if {guards or "True"}:
         key = ({", ".join(parts)})
@@ -102,7 +102,7 @@ def _generate(call: "Call", kinds: str) -> Any:
         "_P": _TENSORS[1],
         "_S": _SCALARS,
         "_grad": torch.is_grad_enabled,
-        "_device": _launch._current_device,
+        "_launch": _launch,
         "_runtime": _runtime,
         "_module": call._module,
         "_replays": _plans.replays,

@@ -109,6 +109,23 @@ def test_a_scalars_type_is_in_the_key(monkeypatch: pytest.MonkeyPatch, device: s
         kernelgen_ops.set_dispatch("measured")
 
 
+def test_with_several_devices_the_current_one_is_in_the_key(
+    counted: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan launches on the device that was current when it was made: where the process sees
+    more than one, the same tensors with another current device are another key."""
+    monkeypatch.setattr(_launch, "one_device", lambda: False)
+    monkeypatch.setattr(CALL, "_patterns", {})
+    monkeypatch.setattr(CALL, "fast", CALL)
+    kernelgen_ops.set_dispatch("torch")
+    x = torch.randn(2, 24)
+    for index in (0, 1, 0, 1):
+        monkeypatch.setattr(_launch, "_current_device", lambda index=index: index)
+        kernelgen_ops.softmax(x)
+    assert "_launch._current_device()" in CALL.fast.source
+    assert counted == {"check": 2, "dims": 2} and len(CALL._answers) == 2
+
+
 def test_a_call_that_fails_its_check_fails_every_time(counted: dict[str, int]) -> None:
     kernelgen_ops.set_dispatch("torch")
     for _ in range(3):
