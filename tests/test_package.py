@@ -139,6 +139,7 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
                 "shape": "4096x4096",
                 "kernel_us": 12.5,
                 "torch_us": 18.75,
+                "torch_device_us": 18.75,
                 "host_included": False,
                 "kernel": True,
             }
@@ -237,6 +238,25 @@ def test_the_shipped_tables_follow_the_dispatch_rule() -> None:
                 assert row["kernel"] == won, (path.name, row)
                 rows += 1
     assert rows > 0
+
+
+def test_the_shipped_tables_are_their_provenance_s() -> None:
+    """Each operator's shipped dispatch rows are what dispatch_table makes of the provenance in
+    MANIFEST.json, every field of them (torch's device time included, which routed calls weigh):
+    a table is derived from its record, never edited by hand."""
+    library = REPO / "generated" / "kernelgen_ops"
+    manifest = package.load_manifest(library)
+    checked = 0
+    for op, entry in manifest.ops.items():
+        fields = {k: getattr(entry, k) for k in package.Provenance.model_fields}
+        table = package.dispatch_table(op, package.Provenance(**fields))
+        shipped = json.loads((library / "configs" / f"{op}.json").read_text())["dispatch"]
+        if not table:
+            assert shipped == {}, op
+            continue
+        assert shipped == {package.device_key(entry.device, entry.triton): table}, op
+        checked += 1
+    assert checked >= 2
 
 
 def test_host_time_decides_only_at_launch_bound_shapes() -> None:

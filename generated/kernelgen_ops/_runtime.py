@@ -217,9 +217,9 @@ def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False)
 
     `routed`: for a torch call under enable()/use(), which pays the routing wrapper's checks
     (_routing.py) on top of the kernel's call. Where the table counted host time (launch-bound
-    shapes) that cost decides, and the answer is torch's op: on the H200 the routed call to the
-    rms_norm kernel cost 22-41 us of host time against F.rms_norm's 11-16 at decode shapes, the
-    direct call 13.5-20 (scripts/bench_library.py, 2026-12-03)."""
+    shapes) that cost can decide: there the routed call takes the kernel only where torch's op
+    costs more on the device alone than the kernel's call with the route's cost added (see
+    _routed_wins)."""
     buckets = tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims)
     return _won_at(op, index, buckets, routed)
 
@@ -233,7 +233,31 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
     if _distance(key, buckets) > MAX_DISTANCE:
         return None
     row = table[key]
-    return bool(row["kernel"]) and not (routed and row.get("host_included"))
+    if not row["kernel"]:
+        return False
+    return not (routed and row.get("host_included")) or _routed_wins(row)
+
+
+# What a routed call to the kernel costs on top of the public call's (the wrapper, its binding
+# and checks, one more frame), in us of host time, and the margin the kernel must still win by.
+# Measured on the H200's host (scripts/host_overhead.py, routed_kernel_minus_plain_us less
+# public_minus_eager_us, 2026-12-04).
+ROUTED_KERNEL_US = 8.0
+ROUTED_MARGIN = 0.02  # promotion's floor (kernelgen.package.DISPATCH_MARGIN)
+
+
+def _routed_wins(row: Mapping[str, Any]) -> bool:
+    """At a row where host time decided: whether the kernel's call plus the route's cost beats
+    torch's op by the margin even if torch's op cost no more than its device time, which a call
+    cannot beat however fast its launch (softmax 16x151936 on the H200: the kernel 23.2 us per
+    call, torch 40.5 on the device). Where torch's op is quicker on the device than that
+    (rms_norm's decode shapes: 6.8-11.4 us against the kernel's 12.2-13.0), the route's cost
+    could make the routed call the slower one, and torch's op takes it. A row from before the
+    device time was kept (no torch_device_us) is torch's."""
+    torch_device = row.get("torch_device_us")
+    if torch_device is None:
+        return False
+    return row["kernel_us"] + ROUTED_KERNEL_US <= torch_device * (1 - ROUTED_MARGIN)
 
 
 # op -> {routed_key(shape): routed_to_torch's answer}. Every routed call asks that
@@ -263,8 +287,8 @@ def one_table() -> bool:
 def routed_to_torch(op: str, shape: torch.Size) -> bool:
     """use_torch(op, dims, routed=True) for softmax's and rms_norm's routes, from the shape of
     their input (the dims are its rows and last dimension, _contracts.dims_softmax), kept in
-    ROUTED_KEPT[op]. False for a 0-d shape or traced sizes, never kept: the route's own checks
-    decide (and they ask use_torch)."""
+    ROUTED_KEPT[op]; the routes ask nothing more of the table. False for a 0-d shape or traced
+    sizes, never kept: the route's own checks turn such calls away (a 0-d tensor, tracing)."""
     if not shape or type(shape[-1]) is not int:
         return False
     kept = ROUTED_KEPT.setdefault(op, {})

@@ -19,6 +19,11 @@ TABLE = {
     # launch-bound: won counting host time, which a routed call pays more of
     "16x262144": {"shape": "16x151936", "kernel_us": 31.0, "torch_us": 41.0, "kernel": True,
                   "host_included": True},
+    # launch-bound, with torch's device time kept: a routed call weighs the route against it
+    "1x262144": {"shape": "1x151936", "kernel_us": 23.0, "torch_us": 40.5, "kernel": True,
+                 "host_included": True, "torch_device_us": 40.5},
+    "1x4096": {"shape": "1x4096", "kernel_us": 12.2, "torch_us": 18.3, "kernel": True,
+               "host_included": True, "torch_device_us": 6.8},
 }  # fmt: skip
 
 
@@ -47,6 +52,40 @@ def test_a_routed_call_takes_torch_where_host_time_decided(on_h200) -> None:
     assert _runtime.use_torch("softmax", (16, 151936), routed=True)
     assert _runtime.kernel_won("softmax", 0, (16, 151936)) is True
     assert _runtime.kernel_won("softmax", 0, (16, 151936), routed=True) is False
+
+
+def test_a_routed_call_takes_the_kernel_where_torch_s_device_time_alone_loses(on_h200) -> None:
+    """Where host time decided and the row keeps torch's device time: a routed call takes the
+    kernel only where the kernel's call plus the route's cost (ROUTED_KERNEL_US) beats torch's
+    device time by the margin, which no launch of torch's op can undercut."""
+    assert _runtime.kernel_won("softmax", 0, (1, 151936), routed=True) is True  # 23 + 8 < 40.5
+    assert not _runtime.use_torch("softmax", (1, 151936), routed=True)
+    assert _runtime.kernel_won("softmax", 0, (1, 4096), routed=True) is False  # 6.8 on device
+    assert _runtime.kernel_won("softmax", 0, (1, 4096), routed=False) is True
+    row = TABLE["1x262144"]
+    edge = row["torch_device_us"] * (1 - _runtime.ROUTED_MARGIN) - _runtime.ROUTED_KERNEL_US
+    assert _runtime._routed_wins(row | {"kernel_us": edge})
+    assert not _runtime._routed_wins(row | {"kernel_us": edge + 0.01})
+
+
+def test_the_shipped_tables_route_large_vocabularies_to_the_kernel(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The library's own H200 rows: a routed softmax over a 152k vocabulary at decode batches
+    takes the kernel (23.2 us per call against torch's 40.5 on the device), a routed rms_norm
+    at decode shapes torch's op (6.8-11.4 us on the device against the kernel's 12.2-13.0)."""
+    here = Path(_runtime.__file__).parent / "configs"
+    shipped = {op: json.loads((here / f"{op}.json").read_text()) for op in ("softmax", "rms_norm")}
+    pretend_h200(monkeypatch, tmp_path, shipped)
+    try:
+        assert not _runtime.use_torch("softmax", (16, 151936), routed=True)
+        assert not _runtime.use_torch("softmax", (64, 151936), routed=True)
+        assert _runtime.use_torch("softmax", (16, 32000), routed=True)  # the kernel lost there
+        for dims in [(1, 4096), (8, 7168), (64, 7168)]:
+            assert _runtime.use_torch("rms_norm", dims, routed=True), dims
+            assert not _runtime.use_torch("rms_norm", dims, routed=False), dims
+    finally:
+        clear_lookups()
 
 
 def test_far_from_every_measured_shape_is_no_evidence(on_h200) -> None:
