@@ -163,7 +163,7 @@ def _functional_softmax(args: tuple, kwargs: dict) -> Any:
 def _softmax_route(
     original: Callable,
     names: tuple[str, ...],
-    kernel: Callable[[], Callable],
+    kernel: Callable[[], Any],
     torch_call: Callable | None = None,
 ) -> Callable:
     def call(args: tuple, kwargs: dict) -> Any:
@@ -182,7 +182,7 @@ def _softmax_route(
 _DEFAULT_EPS = torch.finfo(torch.float32).eps
 
 
-def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Callable:
+def _rms_norm_route(original: Callable, kernel: Callable[[], Any]) -> Callable:
     names = ("input", "normalized_shape", "weight", "eps")
 
     def call(args: tuple, kwargs: dict) -> Any:
@@ -208,7 +208,7 @@ def _rms_norm_route(original: Callable, kernel: Callable[[], Callable]) -> Calla
     return _route("rms_norm", names[0], original, call)
 
 
-def _launcher(op: str) -> Callable[[], Any]:
+def _public_call(op: str) -> Callable[[], Any]:
     """The op's public call (kernelgen_ops._<op>_call, _calls.py), whose repeat path answers the
     contract and the dispatch once per key and replays the launch plan. A routed call reaches it
     only where the route's table answered the kernel for the shape (the unrouted table then
@@ -221,7 +221,7 @@ def _launcher(op: str) -> Callable[[], Any]:
 def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]]:
     """(owner, attribute, make_wrapper(original)) for each torch entry point of an op."""
     if op == "softmax":
-        k = _launcher("softmax")
+        k = _public_call("softmax")
         return [
             (torch, "softmax", lambda o: _softmax_route(o, ("input", "dim", "dtype"), k)),
             (
@@ -234,7 +234,7 @@ def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]
             (torch.Tensor, "softmax", lambda o: _softmax_route(o, ("self", "dim", "dtype"), k)),
         ]
     if op == "rms_norm":
-        return [(F, "rms_norm", lambda o: _rms_norm_route(o, _launcher("rms_norm")))]
+        return [(F, "rms_norm", lambda o: _rms_norm_route(o, _public_call("rms_norm")))]
     return []
 
 
