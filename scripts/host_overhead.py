@@ -31,6 +31,7 @@ Writes JSON to the path given (default: stdout only).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import json
 import os
@@ -320,14 +321,19 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     if not to_torch:
         return row  # the steps below are those of the path to torch's op
     nothing = lambda *a, **k: None  # noqa: E731
-    bare = _routing._route(op, "input", nothing, lambda a, k: _routing._DECLINED)
+    # The route of `plain`'s entry point, passing every call on to `nothing` (no shortcut past
+    # it to torch's op): its cost alone.
+    entry = next(e for e in _routing.ENTRIES[op] if getattr(e.owner, e.attr) is plain)
+    bare = _routing._route(
+        op, dataclasses.replace(entry, torch_first=""), nothing, lambda *a: _routing._DECLINED
+    )
     return row | {
         "route_alone_us": per_call_us(lambda: call(bare)),
         "nothing_us": per_call_us(lambda: call(nothing)),
         "step_shape_us": per_call_us(lambda: x.shape),
         "step_device_index_us": per_call_us(_runtime._device_index),
         "step_lookup_us": per_call_us(lambda: kept.get(_runtime.routed_key(shape))),
-        "step_compiling_us": per_call_us(torch.compiler.is_compiling),
+        "step_dynamo_us": per_call_us(torch.compiler.is_dynamo_compiling),
     }
 
 

@@ -22,8 +22,11 @@ torch.jit.script cannot compile these wrappers: call disable() before scripting.
 """
 
 import contextlib
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import torch
@@ -37,7 +40,7 @@ _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
 _MISSING = object()
 _device_index = _runtime._device_index
-_compiling = torch.compiler.is_compiling
+_dynamo_compiling = torch.compiler.is_dynamo_compiling
 _function_mode = torch._C._is_torch_function_mode_enabled
 _functorch_active: Callable[[], bool] = getattr(
     torch._C, "_are_functorch_transforms_active", lambda: False
@@ -66,115 +69,131 @@ def _routable(x: Any) -> bool:
     )
 
 
-def _bind(names: tuple[str, ...], args: tuple, kwargs: dict) -> dict[str, Any] | None:
-    """Match a call to parameter names; None when it has arguments the route does not know."""
-    if len(args) > len(names):
-        return None
-    bound = dict(zip(names, args, strict=False))
-    for key, value in kwargs.items():
-        if key not in names or key in bound:
-            return None
-        bound[key] = value
-    return bound
-
-
 _DECLINED = object()  # a kernel call's answer "not this call": the function before takes it
 
 
-def _route(
-    op: str,
-    first: str,
-    original: Callable,
-    kernel_call: Callable,
-    torch_call: Callable | None = None,
-) -> Callable:
-    """The wrapper of one torch entry point of `op`: `kernel_call(args, kwargs)` runs the kernel
-    where it may take the call, and says _DECLINED where not; every other call goes to
-    `original`, unchanged.
+@dataclass(frozen=True)
+class _Entry:
+    """One torch entry point of an operator, as its route is generated: the route's signature
+    (`params`), the call that passes it on unchanged (`forward`), the kernel's arguments taken
+    from it (`kernel`) and a condition on the rest (`kernel_if`), and optionally what torch's
+    path runs before `forward` (`torch_first`: an entry point's own body, shorter).
 
-    The dispatch table's answer comes first, for the call's tensor (its argument `first`): where
-    torch's op is the one to take (the decode sizes, a device without evidence) the call goes
-    straight to it, before the checks only a call to the kernel needs. A repeat shape's answer
-    is one lookup made here, with _runtime.routed_key's key built inline: at those sizes it is
-    the route's whole cost. It only ever sends a call to the function that was there before,
-    which every call the kernel may not take gets anyway, so the order of the checks changes no
-    answer.
+    A route's signature is its entry point's: torch's own for its Python functions (F.softmax,
+    F.rms_norm; a test compares them), the one torch's C functions parse for the forms with an
+    int dim (torch.softmax, Tensor.softmax). A name that is not there raises the TypeError that
+    torch's would. No **kwargs: packing them costs 0.2 us a call, as much as the rest of the
+    route (a 2-core CPU, 2026-12-04)."""
 
-    `torch_call(args, kwargs)`, for an entry point that is a Python function of torch's, does
-    what `original`'s body does for the common forms of a call, or says _DECLINED. F.softmax's
-    body calls Tensor.softmax, which is routed too: without it, a routed F.softmax call would
-    pay the route twice."""
-    kept = _runtime.ROUTED_KEPT.setdefault(op, {})
-    by_device = not _runtime.one_table()
+    owner: object
+    attr: str
+    params: str
+    forward: str
+    kernel: str
+    kernel_if: str = "True"
+    torch_first: str = ""
 
-    def route(*args: Any, **kwargs: Any) -> Any:
-        # Under dynamo, aside before any lookup: it cannot trace torch._C's device getter (on
-        # the H200 that broke fullgraph=True), and it would guard the graph on the kept answers
-        # (a recompile per new shape kept). Under a __torch_function__ mode too: the mode would
-        # see our reads of the tensor (x.shape) as calls of its own.
-        if not (_compiling() or _function_mode()):
-            x = args[0] if args else kwargs.get(first)
-            if type(x) in _PLAIN:
-                shape = x.shape
-                to_torch = kept.get((_device_index(), shape) if by_device else shape)
-                if to_torch is None:
-                    to_torch = _runtime.routed_to_torch(op, shape)
-                if to_torch:
-                    if torch_call is not None:
-                        out = torch_call(args, kwargs)
-                        if out is not _DECLINED:
-                            return out
-                    return original(*args, **kwargs)
-            if not _tracing():
-                out = kernel_call(args, kwargs)
-                if out is not _DECLINED:
-                    return out
-        return original(*args, **kwargs)
+    @property
+    def name(self) -> str:
+        """'torch.softmax', 'torch.nn.functional.softmax', 'torch.Tensor.softmax', ..."""
+        owner = self.owner
+        where = (
+            owner.__name__
+            if isinstance(owner, ModuleType)
+            else f"{owner.__module__}.{owner.__qualname__}"
+        )
+        return f"{where}.{self.attr}"
 
-    route.__name__ = route.__qualname__ = op
+
+# A route is a function generated per entry point, since at the decode sizes where torch's op
+# takes the call its few steps are the route's whole cost, a measurable part of torch's own
+# 10 us on the H200's host: named parameters (no *args or **kwargs to pack and unpack), the
+# kept answer for the shape one lookup, no further frame. The checks before it:
+# - under dynamo, aside before any lookup: it cannot trace torch._C's device getter (on the
+#   H200 that broke fullgraph=True), and it would guard the graph on the kept answers (a
+#   recompile per new shape kept). is_dynamo_compiling is one frame where is_compiling is two;
+#   export outside dynamo (which is_compiling also covers) is caught by _tracing before a kernel;
+# - under a __torch_function__ mode: the mode would see our reads of the tensor (x.shape) as
+#   calls of its own;
+# - a tensor subclass (FakeTensor, DTensor, ...) never reaches a kernel: torch's function takes
+#   it, and whatever it overrides.
+# Where torch's op takes the call (the decode sizes, a device without evidence) the call goes
+# straight to it, before the checks only a call to the kernel needs; it only ever goes to the
+# function that was there before, which every call the kernel may not take gets anyway, so the
+# order of the checks changes no answer.
+_ROUTE = """def {name}({params}):
+    if (type({x}) is _T or type({x}) is _P) and not (_dynamo() or _function_mode()):
+        to_torch = kept.get({key})
+        if to_torch is None:
+            to_torch = routed_to_torch({x}.shape)
+        if to_torch:{torch_first}
+            return original({forward})
+        if {kernel_if} and not _tracing():
+            answer = kernel({kernel})
+            if answer is not _DECLINED:
+                return answer
+    return original({forward})
+"""
+
+
+def _route(op: str, entry: _Entry, original: Callable, kernel: Callable) -> Callable:
+    """The route of one entry point of `op` standing in for `original`: `kernel(...)` (the
+    entry's kernel arguments) runs the kernel where it may take the call and says _DECLINED
+    where not; every other call goes to `original`, unchanged. Its source is kept as the
+    function's `source`."""
+    x = entry.params.split(",")[0]
+    key = f"{x}.shape" if _runtime.one_table() else f"(_device_index(), {x}.shape)"
+    first = f"\n            {entry.torch_first}" if entry.torch_first else ""
+    source = _ROUTE.format(
+        name=op,
+        params=entry.params,
+        x=x,
+        key=key,
+        torch_first=first,
+        forward=entry.forward,
+        kernel=entry.kernel,
+        kernel_if=entry.kernel_if,
+    )
+    scope = {
+        "_dynamo": _dynamo_compiling,
+        "_function_mode": _function_mode,
+        "_T": torch.Tensor,
+        "_P": torch.nn.Parameter,
+        "_device_index": _device_index,
+        "_tracing": _tracing,
+        "_DECLINED": _DECLINED,
+        "kept": _runtime.ROUTED_KEPT.setdefault(op, {}),
+        "routed_to_torch": functools.partial(_runtime.routed_to_torch, op),
+        "original": original,
+        "kernel": kernel,
+        "torch": torch,
+        "_tensor_softmax": _tensor_softmax,
+        "_has_torch_function_unary": torch._C._has_torch_function_unary,
+    }
+    exec(compile(source, f"<kernelgen_ops route {entry.name}>", "exec"), scope)
+    route = scope[op]
+    route.__qualname__ = op
     route.__doc__ = original.__doc__
     route.__wrapped__ = original  # type: ignore[attr-defined]
+    route.source = source  # type: ignore[attr-defined]
     return route
 
 
 _tensor_softmax = torch._C.TensorBase.softmax  # torch's own method, under any patch of Tensor's
-_has_torch_function_unary = torch._C._has_torch_function_unary
 
 
-def _functional_softmax(args: tuple, kwargs: dict) -> Any:
-    """F.softmax(input, dim) or F.softmax(input, dim=dim): its body, for an input no
-    __torch_function__ (override or mode) claims, is input.softmax(dim), torch's method here.
-    (F.rms_norm's body, torch.rms_norm, costs nothing to skip: 10.69 against 10.66 us per call on
-    the H200's host, scripts/host_floor.py, so its route has no such shortcut.)"""
-    if kwargs:
-        if len(args) != 1 or len(kwargs) != 1:
-            return _DECLINED
-        dim = kwargs.get("dim")
-    elif len(args) == 2:
-        dim = args[1]
-    else:
-        return _DECLINED
-    x = args[0]
-    if dim is None or _has_torch_function_unary(x):
-        return _DECLINED
-    return _tensor_softmax(x, dim)
-
-
-def _softmax_route(
-    original: Callable,
-    names: tuple[str, ...],
-    kernel: Callable[[], Any],
-    torch_call: Callable | None = None,
-) -> Callable:
-    def call(args: tuple, kwargs: dict) -> Any:
-        a = _bind(names, args, kwargs)
-        if a is not None and a.get("dtype") is None:
-            x, dim = a.get(names[0]), a.get("dim")
-            if type(dim) is int and _routable(x) and (dim == -1 or dim == x.dim() - 1):
-                return kernel().fast(x)
+def _softmax_kernel(kernel: Callable[[], Any]) -> Callable:
+    def call(x: Any, dim: Any, dtype: Any) -> Any:
+        if (
+            dtype is None
+            and type(dim) is int
+            and _routable(x)
+            and (dim == -1 or dim == x.dim() - 1)
+        ):
+            return kernel().fast(x)
         return _DECLINED
 
-    return _route("softmax", names[0], original, call, torch_call)
+    return call
 
 
 # torch's rms_norm computes in float32 for these dtypes and, with eps=None, uses float32's
@@ -182,15 +201,8 @@ def _softmax_route(
 _DEFAULT_EPS = torch.finfo(torch.float32).eps
 
 
-def _rms_norm_route(original: Callable, kernel: Callable[[], Any]) -> Callable:
-    names = ("input", "normalized_shape", "weight", "eps")
-
-    def call(args: tuple, kwargs: dict) -> Any:
-        a = _bind(names, args, kwargs)
-        if a is None:
-            return _DECLINED
-        x, w, shape = a.get("input"), a.get("weight"), a.get("normalized_shape")
-        eps = a.get("eps")
+def _rms_norm_kernel(kernel: Callable[[], Any]) -> Callable:
+    def call(x: Any, shape: Any, w: Any, eps: Any) -> Any:
         eps = _DEFAULT_EPS if eps is None else eps
         if (
             _routable(x)
@@ -205,7 +217,7 @@ def _rms_norm_route(original: Callable, kernel: Callable[[], Any]) -> Callable:
             return kernel().fast(x, w, float(eps))
         return _DECLINED
 
-    return _route("rms_norm", names[0], original, call)
+    return call
 
 
 def _public_call(op: str) -> Callable[[], Any]:
@@ -218,24 +230,61 @@ def _public_call(op: str) -> Callable[[], Any]:
     return lambda: getattr(package, f"_{op}_call")
 
 
+# The torch entry points of each routed operator.
+ENTRIES = {
+    "softmax": (
+        _Entry(
+            torch,
+            "softmax",
+            "input, dim, dtype=None, *, out=None",
+            "input, dim, dtype=dtype, out=out",
+            "input, dim, dtype",
+            "out is None",
+            "if dtype is None and out is None: return original(input, dim)",
+        ),
+        # F.softmax's body, for a plain tensor and no __torch_function__ mode, is
+        # input.softmax(dim) (dim given, no dtype): torch's own method here, since
+        # Tensor.softmax is routed too and the call would pay the route twice.
+        _Entry(
+            F,
+            "softmax",
+            "input, dim=None, _stacklevel=3, dtype=None",
+            "input, dim, _stacklevel, dtype",
+            "input, dim, dtype",
+            torch_first="if dtype is None and dim is not None: return _tensor_softmax(input, dim)",
+        ),
+        _Entry(
+            torch.Tensor,
+            "softmax",
+            "self, dim, dtype=None",
+            "self, dim, dtype=dtype",
+            "self, dim, dtype",
+            torch_first="if dtype is None: return original(self, dim)",
+        ),
+    ),
+    # F.rms_norm's body, for plain tensors and no mode, is torch.rms_norm(...): one frame less.
+    "rms_norm": (
+        _Entry(
+            F,
+            "rms_norm",
+            "input, normalized_shape, weight=None, eps=None",
+            "input, normalized_shape, weight, eps",
+            "input, normalized_shape, weight, eps",
+            torch_first="if not _has_torch_function_unary(weight): "
+            "return torch.rms_norm(input, normalized_shape, weight, eps)",
+        ),
+    ),
+}
+_KERNELS = {"softmax": _softmax_kernel, "rms_norm": _rms_norm_kernel}
+
+
 def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]]:
-    """(owner, attribute, make_wrapper(original)) for each torch entry point of an op."""
-    if op == "softmax":
-        k = _public_call("softmax")
-        return [
-            (torch, "softmax", lambda o: _softmax_route(o, ("input", "dim", "dtype"), k)),
-            (
-                F,
-                "softmax",
-                lambda o: _softmax_route(
-                    o, ("input", "dim", "_stacklevel", "dtype"), k, _functional_softmax
-                ),
-            ),
-            (torch.Tensor, "softmax", lambda o: _softmax_route(o, ("self", "dim", "dtype"), k)),
-        ]
-    if op == "rms_norm":
-        return [(F, "rms_norm", lambda o: _rms_norm_route(o, _public_call("rms_norm")))]
-    return []
+    """(owner, attribute, make_route(original)) for each torch entry point of an op."""
+    kernel = _KERNELS[op](_public_call(op))
+    return [
+        (e.owner, e.attr, lambda original, e=e: _route(op, e, original, kernel))
+        for e in ENTRIES.get(op, ())
+    ]
 
 
 ROUTABLE = ("softmax", "rms_norm")

@@ -260,25 +260,35 @@ def test_dynamo_s_table_holds_torch_s_functions_not_ours() -> None:
 
 
 def test_a_python_entry_point_s_torch_path_is_one_route(spies: dict[str, Spy], device: str) -> None:
-    """Where torch's op takes the call, F.softmax's route runs torch's method without
-    F.softmax's body, which would pass through our Tensor.softmax route once more: one route
-    frame per call, the same result bit for bit, no kernel (F.rms_norm: one route too)."""
+    """Where torch's op takes the call, a route is one frame: F.softmax's route runs torch's
+    method without F.softmax's body (which would pass through our Tensor.softmax route once
+    more), F.rms_norm's runs torch.rms_norm without F.rms_norm's, and torch's C functions are
+    called as the caller called the route; the same result bit for bit, no kernel."""
     x = _x(device)
     w = torch.randn(50, generator=torch.Generator().manual_seed(1)).to(device)
     calls = {
         "F.softmax(x, -1)": lambda: F.softmax(x, -1),
         "F.softmax(x, dim=-1)": lambda: F.softmax(x, dim=-1),
+        "torch.softmax(x, -1)": lambda: torch.softmax(x, -1),
+        "x.softmax(-1)": lambda: x.softmax(-1),
         "F.rms_norm(x, (50,), w, eps)": lambda: F.rms_norm(x, (50,), w, 1e-5),
+        "F.rms_norm(x, (50,), eps=eps)": lambda: F.rms_norm(x, (50,), eps=1e-5),
     }
     want = {name: call() for name, call in calls.items()}
+
+    def route_of(name: str) -> str:
+        owner = {"F": "torch.nn.functional", "x": "torch.Tensor"}.get(name.split(".")[0], "torch")
+        return f"<kernelgen_ops route {owner}.{name.split('.')[1].split('(')[0]}>"
+
     with kernelgen_ops.use():
         _runtime.set_dispatch("torch")
         for name, call in calls.items():
-            frames: list[str] = []
+            call()  # the shape's answer kept: a repeat call is watched
+            frames: list[tuple[str, str]] = []
 
-            def watch(frame, event: str, arg: object, frames: list[str] = frames) -> None:  # noqa: ANN001
-                if event == "call" and frame.f_code.co_filename.endswith("_routing.py"):
-                    frames.append(frame.f_code.co_name)
+            def watch(frame, event: str, arg: object, frames: list = frames) -> None:  # noqa: ANN001
+                if event == "call" and frame.f_code.co_filename != __file__:
+                    frames.append((frame.f_code.co_filename, frame.f_code.co_name))
 
             sys.setprofile(watch)
             try:
@@ -286,9 +296,37 @@ def test_a_python_entry_point_s_torch_path_is_one_route(spies: dict[str, Spy], d
             finally:
                 sys.setprofile(None)
             assert torch.equal(got, want[name]), name
-            assert frames.count("route") == 1, (name, frames)
+            # The route, and the one question it asks in Python (dynamo's, folded to True there).
+            assert [f for f, _ in frames[:1]] == [route_of(name)], (name, frames)
+            assert [n for _, n in frames[1:]] == ["is_dynamo_compiling"], (name, frames)
     assert spies["softmax"].calls == spies["rms_norm"].calls == 0
     _untouched()
+
+
+def test_the_routes_signatures_are_torch_s() -> None:
+    """A route of a Python function of torch's takes exactly its parameters (names, kinds,
+    defaults): a torch release that changes one fails here, not in a user's call."""
+    import inspect
+
+    from kernelgen_ops import _routing
+
+    python = [
+        (e, getattr(e.owner, e.attr))
+        for entries in _routing.ENTRIES.values()
+        for e in entries
+        if inspect.isfunction(getattr(e.owner, e.attr))
+    ]
+    assert {e.name for e, _ in python} >= {
+        "torch.nn.functional.softmax",
+        "torch.nn.functional.rms_norm",
+    }
+    for entry, original in python:
+        route = _routing._route("x", entry, original, lambda *a: None)
+        ours = inspect.signature(route, follow_wrapped=False)
+        theirs = inspect.signature(original).replace(return_annotation=inspect.Signature.empty)
+        assert ours == theirs.replace(
+            parameters=[p.replace(annotation=p.empty) for p in theirs.parameters.values()]
+        ), entry.attr
 
 
 def test_a_torch_function_mode_still_sees_the_functional_calls(device: str) -> None:
