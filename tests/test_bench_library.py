@@ -114,10 +114,12 @@ def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
         # 0.2), while a slow spell in round 2 moved both: the medians alone differ by 1.0.
         m("1x4096", "routed", 3.0, 11.0, True, 0.02, rounds=[10.4, 14.6, 11.0]),
         m("1x4096", "eager", 3.0, 10.0, True, 0.05, rounds=[10.0, 14.0, 10.8]),  # noise 0.5 us
-        # Device: 1 us slower, noise 0.01 x 30 + eager's second timing 0.2 us away = 0.5 us.
+        # Device: 1 us slower; noise 0.01 x 30, plus 30 x the farthest eager's second timing
+        # moved at any shape of the op (1/150 at 4096x4096, more than 1x4096's 0.01/3) = 0.5 us.
         m("4096x4096", "routed", 31.0, 90.0, False, 0.01),
         m("4096x4096", "eager", 30.0, 30.0, False, 0.01, again=30.2),
     ]
+    ms[1] = ms[1].model_copy(update={"device_again_us": 3.01})
     got = {c.metric: c for c in bench.routed_checks(ms)}
     host, device = got["host_us"], got["device_us"]
     # Host time counts at decode shapes only: 4096x4096's 60 us more is not judged.
@@ -127,6 +129,12 @@ def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
     assert (device.worst_excess, device.noise_there) == (pytest.approx(1.0), pytest.approx(0.5))
     ms[2] = m("4096x4096", "routed", 30.4, 90.0, False, 0.01)
     assert all(c.met for c in bench.routed_checks(ms))
+    # How far eager moved at one shape is the noise at every shape of the op: 2% at 1x4096
+    # (3.06 against 3.0) puts 4096x4096's at (0.01 + 0.02) x 30 = 0.9 us, over its 0.85.
+    ms[1] = ms[1].model_copy(update={"device_again_us": 3.06})
+    ms[2] = m("4096x4096", "routed", 30.85, 90.0, False, 0.01)
+    device = next(c for c in bench.routed_checks(ms) if c.metric == "device_us")
+    assert device.met and device.noise_there == pytest.approx(0.9)
     # Without rounds on both sides, the host excess is the difference of the medians.
     ms[0] = m("1x4096", "routed", 3.0, 11.0, True, 0.02)
     assert bench.routed_checks(ms)[1].worst_excess == pytest.approx(1.0)
