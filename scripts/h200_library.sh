@@ -4,7 +4,7 @@
 #   GEN_TESTS (default generated/tests, their gpu tests included; none skips them), scripts/host_overhead.py,
 #   issue [R]'s WORKERS workers sharing the one GPU on WORKER_OPS for WORKERS_S seconds
 #   (scripts/h200_workers.py; defaults 3, silu_and_mul, 150; WORKERS=0 skips it), then
-#   scripts/bench_library.py with BENCH_S seconds (default 200).
+#   scripts/bench_library.py with BENCH_S seconds (default 200; none skips it).
 . scripts/h200_env.sh
 step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tail here
   local name=$1
@@ -25,4 +25,6 @@ if [ "${WORKERS:-3}" != 0 ]; then
     python3 scripts/h200_workers.py "$OUT/workers" --workers "${WORKERS:-3}" \
     --ops "${WORKER_OPS:-silu_and_mul}" --budget-s "${WORKERS_S:-150}"
 fi
-TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" --budget-s "${BENCH_S:-200}"
+if [ "${BENCH_S:-}" != none ]; then
+  TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" --budget-s "${BENCH_S:-200}"
+fi
