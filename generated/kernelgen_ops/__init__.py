@@ -10,7 +10,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.rms_norm(...)      20261203-132139-agent-087d/r01-c01, 2.49x vs eager
     kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 3.01x vs eager
     kernelgen_ops.silu_and_mul(...)  seed, 3.05x vs eager
-    kernelgen_ops.softmax(...)       20261203-194017-agent-0c79/r01-c01, 2.16x vs eager
+    kernelgen_ops.softmax(...)       20261204-144946-agent-b8b6/r01-c01, 2.53x vs eager
     kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 15.11x vs eager
     kernelgen_ops.topk(...)          20261202-134854-agent-990b/r06-c01, 1.60x vs eager
 
@@ -399,7 +399,7 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     return _silu_and_mul_call.fast(x)
 
 
-# softmax: agent run 20261203-194017-agent-0c79/r01-c01 on NVIDIA H200, 2.16x vs eager
+# softmax: agent run 20261204-144946-agent-b8b6/r01-c01 on NVIDIA H200, 2.53x vs eager
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _softmax_call = _calls.Call("softmax", _contracts, _softmax)
 
@@ -422,7 +422,7 @@ _softmax_op = _runtime.register(
 def softmax(x: torch.Tensor) -> torch.Tensor:
     """softmax(x): softmax over the last dimension of a tensor of any rank >= 1.
 
-    Kernel: agent run 20261203-194017-agent-0c79/r01-c01 on NVIDIA H200, 2.16x vs eager; see
+    Kernel: agent run 20261204-144946-agent-b8b6/r01-c01 on NVIDIA H200, 2.53x vs eager; see
     kernelgen_ops.available()["softmax"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

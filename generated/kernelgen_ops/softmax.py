@@ -3,27 +3,28 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/softmax.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/softmax/20261203-194017-agent-0c79/candidates/r01-c01/source.py
-# record    evaluations/softmax/20261203-194017-agent-0c79/candidates/r01-c01/record.json
+# source    evaluations/softmax/20261204-144946-agent-b8b6/candidates/r01-c01/source.py
+# record    evaluations/softmax/20261204-144946-agent-b8b6/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# speedups  geomean 2.16x vs eager, 1.73x vs torch.compile, - vs seed
+# speedups  geomean 2.53x vs eager, 1.79x vs torch.compile, - vs seed
 # peers     eager = references/softmax.py:softmax, which is how torch users compute it;
 #           torch.compile of the same
-#           4096x4096 bfloat16: 18.6 us, 2.94x eager, 2.58x compile, - seed
-#           32768x1024 bfloat16: 35.9 us, 1.55x eager, 0.95x compile, - seed
-#           1024x32768 bfloat16: 49.8 us, 1.35x eager, 1.44x compile, - seed
-#           256x151936 bfloat16: 72.3 us, 1.31x eager, 2.09x compile, - seed
-#           1x32000 bfloat16: 5.5 us, 2.37x eager, 1.72x compile, - seed
-#           16x151936 bfloat16: 8.2 us, 4.97x eager, 2.34x compile, - seed
-#           16x32000 bfloat16: 5.9 us, 2.30x eager, 1.59x compile, - seed
+#           4096x4096 bfloat16: 18.5 us, 2.96x eager, 2.25x compile, - seed
+#           32768x1024 bfloat16: 36.0 us, 1.55x eager, 0.95x compile, - seed
+#           1024x32768 bfloat16: 49.8 us, 1.35x eager, 1.45x compile, - seed
+#           256x151936 bfloat16: 72.5 us, 1.30x eager, 2.09x compile, - seed
+#           1x32000 bfloat16: 5.5 us, 2.36x eager, 1.76x compile, - seed
+#           16x151936 bfloat16: 8.2 us, 4.93x eager, 2.47x compile, - seed
+#           16x32000 bfloat16: 5.8 us, 2.31x eager, 1.65x compile, - seed
+#           1x151936 bfloat16: 5.1 us, 7.76x eager, 2.28x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
-#           4096x4096, 32768x1024, 1024x32768, 256x151936, 16x151936; torch's op at 1x32000,
-#           16x32000
+#           4096x4096, 32768x1024, 1024x32768, 256x151936, 1x32000, 16x151936, 16x32000, 1x151936;
+#           torch's op at no shape
 # sha256    107e522e46c67d1a9ee8c2c18d6b69f70a3a55e1e78e883f615df98a77ae17e1
-# promoted  2026-12-03T20:12:52+00:00
+# promoted  2026-12-04T14:55:51+00:00
 # note      this source was first judged as agent run 20261201-134417-agent-ba32/r01-c01; run
-#           20261203-194017-agent-0c79 judged and measured it again unchanged, and its figures are
+#           20261204-144946-agent-b8b6 judged and measured it again unchanged, and its figures are
 #           the ones here
 #
 # ruff: noqa
