@@ -76,8 +76,10 @@ _DECLINED = object()  # a kernel call's answer "not this call": the function bef
 class _Entry:
     """One torch entry point of an operator, as its route is generated: the route's signature
     (`params`), the call that passes it on unchanged (`forward`), the kernel's arguments taken
-    from it (`kernel`) and a condition on the rest (`kernel_if`), and optionally what torch's
-    path runs before `forward` (`torch_first`: an entry point's own body, shorter).
+    from it (`kernel`) and a condition on the rest (`kernel_if`); what says that a
+    __torch_function__ (a mode, or an argument's override) claims the call (`claimed`: the
+    route then reads nothing of the tensor); and what torch's path runs (`torch_path`, lines;
+    default: `forward`), which may be the entry point's own body, shorter.
 
     A route's signature is its entry point's: torch's own for its Python functions (F.softmax,
     F.rms_norm; a test compares them), the one torch's C functions parse for the forms with an
@@ -90,8 +92,9 @@ class _Entry:
     params: str
     forward: str
     kernel: str
-    kernel_if: str = "True"
-    torch_first: str = ""
+    kernel_if: str = ""
+    claimed: str = "_function_mode()"
+    torch_path: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -122,13 +125,13 @@ class _Entry:
 # function that was there before, which every call the kernel may not take gets anyway, so the
 # order of the checks changes no answer.
 _ROUTE = """def {name}({params}):
-    if (type({x}) is _T or type({x}) is _P) and not (_dynamo() or _function_mode()):
+    if (type({x}) is _T or type({x}) is _P) and not (_dynamo() or {claimed}):
         to_torch = kept.get({key})
         if to_torch is None:
             to_torch = routed_to_torch({x}.shape)
-        if to_torch:{torch_first}
-            return original({forward})
-        if {kernel_if} and not _tracing():
+        if to_torch:
+            {torch_path}
+        if {kernel_if}not _tracing():
             answer = kernel({kernel})
             if answer is not _DECLINED:
                 return answer
@@ -143,16 +146,17 @@ def _route(op: str, entry: _Entry, original: Callable, kernel: Callable) -> Call
     function's `source`."""
     x = entry.params.split(",")[0]
     key = f"{x}.shape" if _runtime.one_table() else f"(_device_index(), {x}.shape)"
-    first = f"\n            {entry.torch_first}" if entry.torch_first else ""
+    torch_path = entry.torch_path or (f"return original({entry.forward})",)
     source = _ROUTE.format(
         name=op,
         params=entry.params,
         x=x,
         key=key,
-        torch_first=first,
+        claimed=entry.claimed,
+        torch_path="\n            ".join(torch_path),
         forward=entry.forward,
         kernel=entry.kernel,
-        kernel_if=entry.kernel_if,
+        kernel_if=f"{entry.kernel_if} and " if entry.kernel_if else "",
     )
     scope = {
         "_dynamo": _dynamo_compiling,
@@ -168,7 +172,7 @@ def _route(op: str, entry: _Entry, original: Callable, kernel: Callable) -> Call
         "kernel": kernel,
         "torch": torch,
         "_tensor_softmax": _tensor_softmax,
-        "_has_torch_function_unary": torch._C._has_torch_function_unary,
+        "_has_torch_function_variadic": torch._C._has_torch_function_variadic,
     }
     exec(compile(source, f"<kernelgen_ops route {entry.name}>", "exec"), scope)
     route = scope[op]
@@ -240,7 +244,11 @@ ENTRIES = {
             "input, dim, dtype=dtype, out=out",
             "input, dim, dtype",
             "out is None",
-            "if dtype is None and out is None: return original(input, dim)",
+            torch_path=(
+                "if dtype is None and out is None:",
+                "    return original(input, dim)",
+                "return original(input, dim, dtype=dtype, out=out)",
+            ),
         ),
         # F.softmax's body, for a plain tensor and no __torch_function__ mode, is
         # input.softmax(dim) (dim given, no dtype): torch's own method here, since
@@ -251,7 +259,11 @@ ENTRIES = {
             "input, dim=None, _stacklevel=3, dtype=None",
             "input, dim, _stacklevel, dtype",
             "input, dim, dtype",
-            torch_first="if dtype is None and dim is not None: return _tensor_softmax(input, dim)",
+            torch_path=(
+                "if dtype is None and dim is not None:",
+                "    return _tensor_softmax(input, dim)",
+                "return original(input, dim, _stacklevel, dtype)",
+            ),
         ),
         _Entry(
             torch.Tensor,
@@ -259,10 +271,14 @@ ENTRIES = {
             "self, dim, dtype=None",
             "self, dim, dtype=dtype",
             "self, dim, dtype",
-            torch_first="if dtype is None: return original(self, dim)",
+            torch_path=(
+                "if dtype is None:",
+                "    return original(self, dim)",
+                "return original(self, dim, dtype=dtype)",
+            ),
         ),
     ),
-    # F.rms_norm's body, for plain tensors and no mode, is torch.rms_norm(...): one frame less.
+    # F.rms_norm's body, where no __torch_function__ claims the call, is torch.rms_norm(...).
     "rms_norm": (
         _Entry(
             F,
@@ -270,8 +286,9 @@ ENTRIES = {
             "input, normalized_shape, weight=None, eps=None",
             "input, normalized_shape, weight, eps",
             "input, normalized_shape, weight, eps",
-            torch_first="if not _has_torch_function_unary(weight): "
-            "return torch.rms_norm(input, normalized_shape, weight, eps)",
+            # What F.rms_norm asks first, asked once for both tensors and the mode.
+            claimed="_has_torch_function_variadic(input, weight)",
+            torch_path=("return torch.rms_norm(input, normalized_shape, weight, eps)",),
         ),
     ),
 }
