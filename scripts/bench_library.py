@@ -29,11 +29,10 @@ routed the issue's rule for torch.<op> under use(): per shape, never slower than
 more than the measured noise (device time; host time at decode shapes). A shape's host times
 are taken in interleaved rounds, every implementation of the kernelgen worker once per round in
 a rotating order, so that a slow spell of the host falls on all of them; host differences are
-the median of the per-round differences (host_excess), and eager's device time is taken twice,
-so that the device noise holds how far one call's figure moves between timings: the farthest
-that moved at any of the operator's shapes, relative to the figure (one second timing per shape
-is one sample of that noise; the routed call's timing, a third sample, is past that one about
-one time in four when nothing differs, so with nine shapes some shape nearly always would be).
+the median of the per-round differences (host_excess). Eager is timed twice (its device time
+again after the shape's other implementations; two places in each host round), so that the
+noise holds how far one call's figure moves between two timings: the farthest it moved at any
+of the operator's shapes, relative to the figure (_moved), on top of the spread.
 --budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
 is stopped, and what it had not measured is missing from the record.
 
@@ -137,10 +136,32 @@ def host_excess(m: Measurement, base: Measurement) -> float:
     """m's host time over base's: the median of their per-round differences where both were
     timed in the same rounds (a slow spell of the host falls on both sides of a pair), else the
     difference of their medians."""
-    mine, theirs = m.host_rounds_us, base.host_rounds_us
+    paired = _paired(m.host_rounds_us, base.host_rounds_us)
+    return paired if paired is not None else (m.host_us or 0.0) - (base.host_us or 0.0)
+
+
+def _paired(mine: list[float] | None, theirs: list[float] | None) -> float | None:
+    """The median of per-round differences, where both were timed in the same rounds."""
     if mine and theirs and len(mine) == len(theirs):
         return statistics.median(a - b for a, b in zip(mine, theirs, strict=True))
-    return (m.host_us or 0.0) - (base.host_us or 0.0)
+    return None
+
+
+def _moved(eager: list[Measurement], metric: str) -> float:
+    """How far two timings of eager's call differed, relative to the figure, at the op's shape
+    where they differed most: its device time taken again, or (host) the median difference of
+    its two places in the host rounds. One shape's pair is one sample of that noise; a routed
+    call's timing is a third, past the one sample about one time in four when nothing differs,
+    so that with nine shapes some shape nearly always would be."""
+    moved = [0.0]
+    for m in eager:
+        if metric == "device_us" and m.device_again_us is not None and m.device_us:
+            moved.append(abs(m.device_again_us - m.device_us) / m.device_us)
+        if metric == "host_us" and m.decode and m.host_us:
+            paired = _paired(m.host_again_rounds_us, m.host_rounds_us)
+            if paired is not None:
+                moved.append(abs(paired) / m.host_us)
+    return max(moved)
 
 
 def host_targets(ms: list[Measurement]) -> list[HostTarget]:
@@ -175,15 +196,8 @@ def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
     out = []
     for op in dict.fromkeys(m.op for m in ok if m.impl == "routed"):
         eager = {m.shape: m for m in ok if m.op == op and m.impl == "eager"}
-        moved = max(  # eager's second device timing against its first, at the op's worst shape
-            (
-                abs(m.device_again_us - m.device_us) / m.device_us
-                for m in eager.values()
-                if m.device_again_us is not None and m.device_us
-            ),
-            default=0.0,
-        )
         for metric in ("device_us", "host_us"):
+            moved = _moved(list(eager.values()), metric)
             rows = []  # (excess, noise, shape)
             for m in ok:
                 plain = eager.get(m.shape)
@@ -195,7 +209,7 @@ def routed_checks(ms: list[Measurement]) -> list[RoutedCheck]:
                 if mine is None or base is None:
                     continue
                 if metric == "host_us":
-                    noise = (plain.host_spread or 0.0) * base
+                    noise = ((plain.host_spread or 0.0) + moved) * base
                     rows.append((host_excess(m, plain), noise, m.shape))
                     continue
                 noise = (max(m.device_spread or 0.0, plain.device_spread or 0.0) + moved) * base

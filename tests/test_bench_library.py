@@ -140,6 +140,45 @@ def test_a_routed_call_is_judged_against_the_noise_of_its_shape(bench) -> None:
     assert bench.routed_checks(ms)[1].worst_excess == pytest.approx(1.0)
 
 
+def test_a_routed_call_s_host_noise_is_how_far_eager_moved_between_its_two_places(bench) -> None:
+    """Eager is timed twice a round; the farthest its two places differed (paired median,
+    relative) at any decode shape of the op is added to the spread at every shape."""
+
+    def m(shape, impl, host, rounds, again=None, decode=True):
+        row = _m(bench, shape, impl, 3.0, host, decode=decode)
+        update = {"host_spread": 0.01, "host_rounds_us": rounds, "host_again_rounds_us": again}
+        return row.model_copy(update=update)
+
+    ms = [
+        m("1x4096", "routed", 10.6, [10.6, 10.6, 10.6]),
+        m("1x4096", "eager", 10.0, [10.0, 10.0, 10.0], again=[10.1, 10.1, 10.0]),
+        m("16x4096", "routed", 20.0, [20.0, 20.0, 20.0]),
+        # Eager's second place was 0.8 us (4%) off its first here: 1x4096's noise is
+        # (0.01 + 0.04) x 10 = 0.5 us, under its 0.6.
+        m("16x4096", "eager", 20.0, [20.0, 20.0, 20.0], again=[20.8, 20.8, 20.0]),
+        # Not a decode shape: its two places do not count.
+        m("4096x4096", "eager", 90.0, [90.0] * 3, again=[99.0] * 3, decode=False),
+    ]
+    host = next(c for c in bench.routed_checks(ms) if c.metric == "host_us")
+    assert (host.worst_shape, host.over_noise, host.met) == ("1x4096", ["1x4096"], False)
+    assert host.noise_there == pytest.approx(0.5)
+    ms[3] = m("16x4096", "eager", 20.0, [20.0, 20.0, 20.0], again=[21.2, 21.2, 20.0])  # 6%
+    host = next(c for c in bench.routed_checks(ms) if c.metric == "host_us")
+    assert host.met and host.noise_there == pytest.approx(0.7)
+
+
+def test_host_rounds_time_eager_twice(worker, monkeypatch) -> None:
+    order: list[str] = []
+    monkeypatch.setattr(worker.timing, "host_us", lambda call, n: order.append(call()) or 1.0)
+    impls = [worker.Impl(n, fn=None) for n in ("eager", "routed")]
+    timed = [(i, lambda n=i.name: n, 5.0) for i in impls]
+    got = worker.host_rounds(timed)
+    assert set(got) == {"eager", "routed", worker.AGAIN}
+    rounds = order[2:]  # after the warm-up of each implementation
+    assert rounds[:3] == ["eager", "routed", "eager"]
+    assert len(rounds) == 3 * worker.HOST_RUNS
+
+
 def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monkeypatch) -> None:
     order: list[tuple[str, int]] = []
     entered: list[str] = []

@@ -63,6 +63,11 @@ class Measurement(_Model):
         description="eager only: its device time taken again after the shape's other "
         "implementations, the run-to-run noise of one call",
     )
+    host_again_rounds_us: list[float] | None = Field(
+        None,
+        description="eager only: its host time in a second place of each round, paired with "
+        "host_rounds_us by round: what two timings of one call differ by",
+    )
     method: Literal["graph", "do_bench"] | None = None
     calls_per_replay: int | None = None
     path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
