@@ -325,7 +325,7 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     # it to torch's op): its cost alone.
     entry = next(e for e in _routing.ENTRIES[op] if getattr(e.owner, e.attr) is plain)
     bare = _routing._route(
-        op, dataclasses.replace(entry, torch_first=""), nothing, lambda *a: _routing._DECLINED
+        op, dataclasses.replace(entry, torch_path=()), nothing, lambda *a: _routing._DECLINED
     )
     return row | {
         "route_alone_us": per_call_us(lambda: call(bare)),
