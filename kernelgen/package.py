@@ -629,8 +629,8 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
             "shape": s.shape,
             "kernel_us": round(kernel, 2),
             "torch_us": round(torch_op, 2),
-            # What torch's op costs per call at the least, whatever its launch costs: a routed
-            # call's rule at launch-bound shapes (kernelgen_ops/_runtime.py, _routed_wins).
+            # What torch's op costs per call at the least, whatever its launch costs: the rule
+            # at launch-bound shapes (kernelgen_ops/_runtime.py, _wins_on_a_slow_host).
             "torch_device_us": round(eager_us, 2),
             "host_included": host,
             "kernel": kernel < torch_op * (1 - DISPATCH_MARGIN),

@@ -176,7 +176,8 @@ def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
 #     {"shape": "256x151936", "kernel_us": 742.0, "torch_us": 94.4, "kernel": false}
 # (per-call cost: the larger of device time and host time per back-to-back call, so a decode
 # shape whose kernel is quick but whose launch is slow counts as lost). A call takes the kernel
-# where the nearest measured bucket says it won, torch's op where it lost. Where there is no
+# where the nearest measured bucket says it won (at a launch-bound bucket, still on a slower
+# host: _wins_on_a_slow_host), torch's op where it lost. Where there is no
 # evidence (another device, or a shape further than MAX_DISTANCE from every measured bucket), a
 # routed torch call keeps torch's op and a direct call to kernelgen_ops.<op> takes the kernel:
 # enable() never makes a model slower on a guess, and a direct call does what it says.
@@ -215,11 +216,9 @@ def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False)
     behind that per dims rounded up to powers of two, which is all the answer depends on: a
     workload of many sizes (prefill lengths) costs a rounding per new size, not a search.
 
-    `routed`: for a torch call under enable()/use(), which pays the routing wrapper's checks
-    (_routing.py) on top of the kernel's call. Where the table counted host time (launch-bound
-    shapes) that cost can decide: there the routed call takes the kernel only where torch's op
-    costs more on the device alone than the kernel's call with the route's cost added (see
-    _routed_wins)."""
+    Where the table counted host time (launch-bound shapes), the row is judged again as on a
+    slower host, and `routed` (a torch call under enable()/use()) adds the route's cost to the
+    kernel's call (_wins_on_a_slow_host)."""
     buckets = tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims)
     return _won_at(op, index, buckets, routed)
 
@@ -232,34 +231,51 @@ def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool
     key = nearest_bucket(table, buckets)
     if _distance(key, buckets) > MAX_DISTANCE:
         return None
-    row = table[key]
-    if not row["kernel"]:
-        return False
-    return not (routed and row.get("host_included")) or _routed_wins(row)
+    return takes_kernel(table[key], routed)
 
 
-# What a routed call to the kernel costs on top of the public call's (the wrapper, its binding
-# and checks, one more frame), in us of host time, and the margin the kernel must still win by.
-# On the H200's host, 2026-12-04: 3.1-7.2 us (scripts/host_overhead.py, routed_kernel_minus_plain
-# less public_minus_eager at softmax 1x32000 and 16x32000, rms_norm 1x4096 and 16x4096) and up
+def takes_kernel(row: Mapping[str, Any], routed: bool) -> bool:
+    """A dispatch row's answer: the kernel where it won, and at a launch-bound row where it
+    still wins on a slower host (with the route's cost, for a routed call)."""
+    return row["kernel"] and (not row.get("host_included") or _wins_on_a_slow_host(row, routed))
+
+
+# At a launch-bound row (host_included: the figures are host time, back-to-back calls) the
+# kernel's figure is its Python call, which a slow spell of the host stretches, while torch's
+# op, where its device time decided its figure, costs the same. On the H200's host the public
+# call forced onto the kernel took 7.9 us a call, and 12.8 a few minutes later (softmax 1x32000;
+# rms_norm 1x4096: 9.2 and 15.2, torch's F.rms_norm 10.1 and 16.2, while torch.softmax stayed at
+# its device time, 11.0 and 11.2: scripts/host_overhead.py, session 17's calls 1 and 4), and
+# the library bench saw the same call at 9.5 and 14.8 us. So a launch-bound row is judged as on
+# a host slower by HOST_SLOWDOWN, the worst measured, rounded up: the kernel's figure scaled by
+# it, torch's too where its host time decided it, and a routed call adds the route's cost.
+HOST_SLOWDOWN = 1.65
+# What a routed call to the kernel costs on top of the public call's (the route, its checks,
+# one more frame), in us of host time. On the H200's host, 2026-12-04: 2.6-5.6 us
+# (scripts/host_overhead.py, routed_kernel_minus_plain less public_minus_eager, softmax and
+# rms_norm at their first two decode shapes, session 17's call 1), 3.1-7.2 in session 16, and up
 # to 9.9 us (scripts/bench_library.py, routed against kernelgen_ops at softmax 64x151936): the
 # worst, rounded up.
 ROUTED_KERNEL_US = 10.0
-ROUTED_MARGIN = 0.02  # promotion's floor (kernelgen.package.DISPATCH_MARGIN)
+DISPATCH_MARGIN = 0.02  # promotion's floor (kernelgen.package.DISPATCH_MARGIN)
 
 
-def _routed_wins(row: Mapping[str, Any]) -> bool:
-    """At a row where host time decided: whether the kernel's call plus the route's cost beats
-    torch's op by the margin even if torch's op cost no more than its device time, which a call
-    cannot beat however fast its launch (softmax 16x151936 on the H200: the kernel 23.2 us per
-    call, torch 40.5 on the device). Where torch's op is quicker on the device than that
-    (rms_norm's decode shapes: 6.8-11.4 us against the kernel's 12.2-13.0), the route's cost
-    could make the routed call the slower one, and torch's op takes it. A row from before the
-    device time was kept (no torch_device_us) is torch's."""
+def _wins_on_a_slow_host(row: Mapping[str, Any], routed: bool) -> bool:
+    """At a launch-bound row: whether the kernel's call (plus the route's, for a routed call)
+    beats torch's op by the margin on a host HOST_SLOWDOWN times slower than the one measured.
+    torch's op costs its host time scaled as well where that decided its figure (rms_norm's
+    decode shapes: 18.3 us against 6.8 on the device), else its device time, which no host
+    moves (softmax 1x32000: 12.9 us; the kernel's 9.7 would be 16.0, and torch's op takes the
+    call; 1x151936: 39.2 against the kernel's 18.4, 30.3 on the slow host). A row from before
+    the device time was kept (no torch_device_us): the kernel for a direct call, as the row
+    says; torch's op for a routed one."""
     torch_device = row.get("torch_device_us")
     if torch_device is None:
-        return False
-    return row["kernel_us"] + ROUTED_KERNEL_US <= torch_device * (1 - ROUTED_MARGIN)
+        return not routed
+    torch_us = row["torch_us"]
+    torch_slow = torch_us * HOST_SLOWDOWN if torch_us > torch_device else torch_device
+    kernel_slow = row["kernel_us"] * HOST_SLOWDOWN + (ROUTED_KERNEL_US if routed else 0.0)
+    return kernel_slow <= torch_slow * (1 - DISPATCH_MARGIN)
 
 
 # op -> {routed_key(shape): routed_to_torch's answer}. Every routed call asks that

@@ -19,9 +19,11 @@ TABLE = {
     # launch-bound: won counting host time, which a routed call pays more of
     "16x262144": {"shape": "16x151936", "kernel_us": 31.0, "torch_us": 41.0, "kernel": True,
                   "host_included": True},
-    # launch-bound, with torch's device time kept: a routed call weighs the route against it
-    "1x262144": {"shape": "1x151936", "kernel_us": 23.0, "torch_us": 40.5, "kernel": True,
+    # launch-bound, torch's figure its device time: the kernel's is judged on a slower host
+    "1x262144": {"shape": "1x151936", "kernel_us": 15.0, "torch_us": 40.5, "kernel": True,
                  "host_included": True, "torch_device_us": 40.5},
+    "1x32768": {"shape": "1x32000", "kernel_us": 9.7, "torch_us": 12.9, "kernel": True,
+                "host_included": True, "torch_device_us": 12.9},
     "1x4096": {"shape": "1x4096", "kernel_us": 12.2, "torch_us": 18.3, "kernel": True,
                "host_included": True, "torch_device_us": 6.8},
 }  # fmt: skip
@@ -54,33 +56,51 @@ def test_a_routed_call_takes_torch_where_host_time_decided(on_h200) -> None:
     assert _runtime.kernel_won("softmax", 0, (16, 151936), routed=True) is False
 
 
-def test_a_routed_call_takes_the_kernel_where_torch_s_device_time_alone_loses(on_h200) -> None:
-    """Where host time decided and the row keeps torch's device time: a routed call takes the
-    kernel only where the kernel's call plus the route's cost (ROUTED_KERNEL_US) beats torch's
-    device time by the margin, which no launch of torch's op can undercut."""
-    assert _runtime.kernel_won("softmax", 0, (1, 151936), routed=True) is True  # 23 + 10 < 40.5
+def test_a_launch_bound_row_is_judged_on_a_slower_host(on_h200) -> None:
+    """Where host time decided and the row keeps torch's device time: the kernel's call, scaled
+    by HOST_SLOWDOWN (plus the route's cost for a routed call), must still beat torch's op by
+    the margin; torch's own figure is scaled too where its host time decided it."""
+    slow, route = _runtime.HOST_SLOWDOWN, _runtime.ROUTED_KERNEL_US
+    # 1x151936: 15 us against torch's 40.5 on the device, 24.75 (+10 routed) on a slow host.
+    assert _runtime.kernel_won("softmax", 0, (1, 151936), routed=True) is True
     assert not _runtime.use_torch("softmax", (1, 151936), routed=True)
-    assert _runtime.kernel_won("softmax", 0, (1, 4096), routed=True) is False  # 6.8 on device
+    # 1x32000: the kernel's 9.7 beat torch's 12.9 on the host measured, not on a slower one.
+    assert _runtime.kernel_won("softmax", 0, (1, 32000)) is False
+    assert _runtime.use_torch("softmax", (1, 32000), routed=False)
+    # 1x4096: torch's 18.3 was its host time (6.8 on the device): both scale, the direct call
+    # keeps the kernel; a routed call's route costs more than the kernel saves.
     assert _runtime.kernel_won("softmax", 0, (1, 4096), routed=False) is True
+    assert _runtime.kernel_won("softmax", 0, (1, 4096), routed=True) is False
     row = TABLE["1x262144"]
-    edge = row["torch_device_us"] * (1 - _runtime.ROUTED_MARGIN) - _runtime.ROUTED_KERNEL_US
-    assert _runtime._routed_wins(row | {"kernel_us": edge})
-    assert not _runtime._routed_wins(row | {"kernel_us": edge + 0.01})
+    edge = (row["torch_device_us"] * (1 - _runtime.DISPATCH_MARGIN) - route) / slow
+    assert _runtime._wins_on_a_slow_host(row | {"kernel_us": edge}, routed=True)
+    assert not _runtime._wins_on_a_slow_host(row | {"kernel_us": edge + 0.01}, routed=True)
+    assert _runtime._wins_on_a_slow_host(row | {"kernel_us": edge + route / slow}, routed=False)
+    old = {k: v for k, v in row.items() if k != "torch_device_us"}  # a row from before
+    assert _runtime._wins_on_a_slow_host(old, routed=False)
+    assert not _runtime._wins_on_a_slow_host(old, routed=True)
 
 
 def test_the_shipped_tables_route_large_vocabularies_to_the_kernel(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The library's own H200 rows: a routed softmax over a 152k vocabulary at decode batches
-    takes the kernel (23.2 us per call against torch's 40.5 on the device), a routed rms_norm
-    at decode shapes torch's op (6.8-11.4 us on the device against the kernel's 12.2-13.0)."""
+    """The library's own H200 rows, judged on a host HOST_SLOWDOWN slower: a softmax over a 152k
+    vocabulary takes the kernel (16x151936: 17.6 us per call, 29.0 on the slow host, 39.0 routed,
+    against torch's 40.6 on the device; a routed 1x151936 call, at 18.4, keeps torch's op), over
+    a 32k one torch's op, even called directly (the kernel's 9.7 us against torch's 12.9 on
+    the device: 16.0 on the slow host). rms_norm at decode shapes: the kernel called directly
+    (12.2-13.0 us against F.rms_norm's 18.2-18.4, both host time), torch's op routed."""
     here = Path(_runtime.__file__).parent / "configs"
     shipped = {op: json.loads((here / f"{op}.json").read_text()) for op in ("softmax", "rms_norm")}
     pretend_h200(monkeypatch, tmp_path, shipped)
     try:
         assert not _runtime.use_torch("softmax", (16, 151936), routed=True)
         assert not _runtime.use_torch("softmax", (64, 151936), routed=True)
-        assert _runtime.use_torch("softmax", (16, 32000), routed=True)  # the kernel lost there
+        assert _runtime.use_torch("softmax", (1, 151936), routed=True)
+        assert not _runtime.use_torch("softmax", (1, 151936), routed=False)
+        for dims in [(1, 32000), (16, 32000)]:
+            assert _runtime.use_torch("softmax", dims, routed=True), dims
+            assert _runtime.use_torch("softmax", dims, routed=False), dims
         for dims in [(1, 4096), (8, 7168), (64, 7168)]:
             assert _runtime.use_torch("rms_norm", dims, routed=True), dims
             assert not _runtime.use_torch("rms_norm", dims, routed=False), dims

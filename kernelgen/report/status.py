@@ -168,8 +168,11 @@ def _num(v: object) -> float | None:
 
 
 def dispatch_summary(op: str) -> str | None:
-    """The library's dispatch table for the op, in a line: where it takes the kernel per device
-    (the rest of the measured shapes go to torch's op)."""
+    """The library's dispatch table for the op, in a line: where a call takes the kernel per
+    device, and where a routed torch call does (the rest of the measured shapes go to torch's
+    op), as the library answers them (kernelgen_ops._runtime.takes_kernel)."""
+    from kernelgen_ops._runtime import takes_kernel
+
     try:
         data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
     except (OSError, ValueError):
@@ -178,11 +181,14 @@ def dispatch_summary(op: str) -> str | None:
     for device, table in sorted((data.get("dispatch") or {}).items()):
         if not isinstance(table, dict):
             continue
-        won = [
-            str(r.get("shape")) for r in table.values() if isinstance(r, dict) and r.get("kernel")
-        ]
+        rows = [r for r in table.values() if isinstance(r, dict) and "kernel" in r]
+        won = [str(r.get("shape")) for r in rows if takes_kernel(r, routed=False)]
+        routed = [str(r.get("shape")) for r in rows if takes_kernel(r, routed=True)]
         where = ", ".join(won) if won else "no shape"
-        parts.append(f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})")
+        line = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})"
+        if routed != won:
+            line += f", routed at {len(routed)} ({', '.join(routed) or 'none'})"
+        parts.append(line)
     return "; ".join(parts) or None
 
 

@@ -425,3 +425,19 @@ def test_status_shows_where_the_library_takes_the_kernel(project):
     )
     narrow = invoke("--all", width=80).output
     assert "dispatch: NVIDIA H200: kernel at 1 of 2 (4096x4096)" in narrow
+    # Launch-bound rows as the library answers them: 1x151936 won by enough to hold on a slower
+    # host, and for a direct call past the route's cost too; 1x32000 did not (9.7 against 12.9).
+    launch = {"host_included": True, "kernel": True}
+    table["1x262144"] = launch | {"shape": "1x151936", "kernel_us": 15.0, "torch_us": 40.5}
+    table["1x32768"] = launch | {"shape": "1x32000", "kernel_us": 9.7, "torch_us": 12.9}
+    table["16x32768"] = launch | {"shape": "16x32000", "kernel_us": 22.0, "torch_us": 40.0}
+    for row in table.values():
+        row["torch_device_us"] = row["torch_us"]
+    (configs / "softmax.json").write_text(
+        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
+    )
+    got = flat(invoke("--all", width=200).output)
+    assert (
+        "NVIDIA H200: kernel at 3 of 4 (4096x4096, 1x151936, 16x32000), routed at 2 "
+        "(4096x4096, 1x151936)" in got
+    ), got
