@@ -171,6 +171,8 @@ def dispatch_summary(op: str) -> str | None:
     """The library's dispatch table for the op, in a line: where a call takes the kernel per
     device, and where a routed torch call does (the rest of the measured shapes go to torch's
     op), as the library answers them (kernelgen_ops._runtime.takes_kernel)."""
+    # The library's own rule, so the page cannot say other than the library does; imported
+    # here, as the page is drawn, since it brings torch and triton with it.
     from kernelgen_ops._runtime import takes_kernel
 
     try:
