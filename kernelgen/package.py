@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kernelgen import paths, store, tuning
+from kernelgen import paths, store, syntax, tuning
 from kernelgen.bench import MIN_GAIN
 from kernelgen.errors import KernelgenError
 from kernelgen.records import BenchRecord, CandidateRecord, now
@@ -153,7 +153,7 @@ def device_key(device: str, triton_version: str) -> str:
 
 def _parse(source: str, where: str) -> ast.Module:
     try:
-        return ast.parse(source)
+        return syntax.parse(source)
     except SyntaxError as e:
         raise PromoteError(f"{where}: line {e.lineno}: {e.msg}") from None
 

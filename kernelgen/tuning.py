@@ -15,6 +15,8 @@ import itertools
 import pprint
 from typing import Any
 
+from kernelgen import syntax
+
 Config = dict[str, int]
 
 
@@ -34,7 +36,7 @@ def assignment(tree: ast.Module, name: str) -> ast.Assign | ast.AnnAssign | None
 
 
 def _literal(source: str, name: str) -> Any:
-    node = assignment(ast.parse(source), name)
+    node = assignment(syntax.parse(source), name)
     if node is None or node.value is None:
         return None
     try:
@@ -67,7 +69,7 @@ def configs(tune_space: dict[str, list[int]]) -> list[Config]:
 
 def with_tuned(source: str, table: dict[str, Config]) -> str:
     """The source with its TUNED assignment replaced by `table` (the rest byte for byte)."""
-    node = assignment(ast.parse(source), "TUNED")
+    node = assignment(syntax.parse(source), "TUNED")
     if node is None:
         raise ValueError("the module has no TUNED assignment to rewrite")
     lines = source.splitlines(keepends=True)

@@ -24,6 +24,7 @@ from typing import Any
 
 import openai
 
+from kernelgen import syntax
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.propose.base import Context, HistoryItem, Proposal
 from kernelgen.records import CompileFacts, Message, ShapeTiming, Transcript, Usage
@@ -113,7 +114,7 @@ def _clip(text: str, limit: int = 12_000) -> str:
 
 
 def _signature(ctx: Context) -> str:
-    tree = ast.parse(ctx.reference_source)
+    tree = syntax.parse(ctx.reference_source)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == ctx.op:
             returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
@@ -217,7 +218,7 @@ def _blocks(text: str) -> list[_Block]:
 def _defines(source: str, entry: str | None) -> bool:
     """Whether the source parses and defines `entry` (any function when entry is None)."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError):
         return False
     return any(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from kernelgen import tuning
+from kernelgen import syntax, tuning
 from kernelgen.propose.base import Context, Proposal
 from kernelgen.records import Usage
 from kernelgen.spec import OpSpec
@@ -51,7 +51,7 @@ def corners(space: dict[str, list[int]]) -> list[tuning.Config]:
 
 
 def _tuned_table(source: str) -> dict[str, tuning.Config] | None:
-    node = tuning.assignment(ast.parse(source), "TUNED")
+    node = tuning.assignment(syntax.parse(source), "TUNED")
     if node is None or node.value is None:
         return None
     try:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from kernelgen import syntax
 from kernelgen.verify import allowlist as allow
 
 # Every rule's reason is a constant (as in KernelBench's static checker); a violation prefixes it
@@ -109,7 +110,7 @@ class Violation(BaseModel):
 
 def check_source(source: str, entry: str) -> list[Violation]:
     """Every rule violation in `source`, by line. A SyntaxError from parsing propagates."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     checker = _Checker(tree, entry)
     checker.run()
     return sorted(checker.found, key=lambda v: v.line)  # stable: on one line, as found
