@@ -346,13 +346,23 @@ def optimize(
 @clean_errors
 def promote(
     op: Annotated[str, typer.Argument()],
-    run: Annotated[str, typer.Option("--run", help="run id")],
+    run: Annotated[str | None, typer.Option("--run", help="run id")] = None,
     candidate: Annotated[str | None, typer.Option(help="default: the run's best")] = None,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--again",
+            help="promote the shipped kernel again from its manifest entry (same source and "
+            "figures), to re-derive its header and dispatch table",
+        ),
+    ] = False,
 ):
     """Write a run's accepted, CUDA-measured candidate into generated/kernelgen_ops."""
-    from kernelgen.package import promote_from_run
+    from kernelgen import package
 
-    path = promote_from_run(op, run, candidate)
+    if again == (run is not None) or (again and candidate is not None):
+        raise UsageError("promote: give --run RUN [--candidate ID], or --again alone")
+    path = package.promote_again(op) if again else package.promote_from_run(op, run, candidate)
     out.print(f"promoted into {path}")
 
 

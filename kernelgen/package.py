@@ -632,6 +632,9 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
             # What torch's op costs per call at the least, whatever its launch costs: the rule
             # at launch-bound shapes (kernelgen_ops/_runtime.py, _wins_on_a_slow_host).
             "torch_device_us": round(eager_us, 2),
+            # The kernel's device time: all a call costs inside a CUDA graph, where the
+            # library's answer is by device time alone (_runtime.takes_kernel_captured).
+            "kernel_device_us": round(s.median_us, 2),
             "host_included": host,
             "kernel": kernel < torch_op * (1 - DISPATCH_MARGIN),
         }
@@ -901,3 +904,34 @@ def promote_from_run(op: str, run_id: str, candidate_id: str | None = None) -> P
     run.promoted = True
     store.save_run(run)
     return library
+
+
+def promote_again(op: str, library: Path | None = None) -> Path:
+    """Promote the library's kernel of `op` again from what its manifest records: the same source
+    (found by its path, checked by its sha256), provenance, tuned configs and promotion date.
+    What changes is only what promotion derives from them (the module's header, the dispatch
+    table), after a change to how kernelgen derives it. Returns the library folder."""
+    library = (library or paths.library_dir()).resolve()
+    entry = load_manifest(library).ops.get(op)
+    if entry is None:
+        raise PromoteError(
+            f"{library / 'MANIFEST.json'}: no {op!r} in ops; nothing to promote again"
+        )
+    path = paths.root() / entry.source
+    if not path.is_file():
+        raise PromoteError(f"{library / 'MANIFEST.json'}: ops.{op}.source: no file {path}")
+    fields = set(Provenance.model_fields)
+    provenance = Provenance(**entry.model_dump(include=fields - {"measured"}))
+    configs_path = library / "configs" / f"{op}.json"
+    configs = _read_configs(configs_path).get("devices") if configs_path.is_file() else None
+    return promote(op, path.read_text(), configs or None, provenance, library=library)
+
+
+def _read_configs(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise PromoteError(f"{path}: unreadable ({e})") from None
+    if not isinstance(data, dict):
+        raise PromoteError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    return data

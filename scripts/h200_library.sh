@@ -4,7 +4,8 @@
 #   GEN_TESTS (default generated/tests, their gpu tests included; none skips them), scripts/host_overhead.py,
 #   issue [R]'s WORKERS workers sharing the one GPU on WORKER_OPS for WORKERS_S seconds
 #   (scripts/h200_workers.py; defaults 3, silu_and_mul, 150; WORKERS=0 skips it), then
-#   scripts/bench_library.py with BENCH_S seconds (default 200; none skips it).
+#   scripts/bench_library.py with BENCH_S seconds (default 200; none skips it), then
+#   scripts/graph_dispatch.py (GRAPH=none skips it). HOST=none skips host_overhead.
 . scripts/h200_env.sh
 step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tail here
   local name=$1
@@ -18,7 +19,9 @@ if [ "${GEN_TESTS:-}" != none ]; then
   # shellcheck disable=SC2086 # GEN_TESTS is a list of paths
   step generated python3 -m pytest -q ${GEN_TESTS:-generated/tests} -k "not install"
 fi
-step host python3 scripts/host_overhead.py "$OUT/host.json"
+if [ "${HOST:-}" != none ]; then
+  step host python3 scripts/host_overhead.py "$OUT/host.json"
+fi
 if [ "${WORKERS:-3}" != 0 ]; then
   # timeout: whatever hangs, the library bench after it still runs.
   step workers timeout $((${WORKERS_S:-150} + 60)) \
@@ -27,4 +30,7 @@ if [ "${WORKERS:-3}" != 0 ]; then
 fi
 if [ "${BENCH_S:-}" != none ]; then
   TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" --budget-s "${BENCH_S:-200}"
+fi
+if [ "${GRAPH:-}" != none ]; then
+  TAIL=20 step graph python3 scripts/graph_dispatch.py "$OUT/graph.json"
 fi

@@ -71,6 +71,9 @@ def test_verify_seed_accepted() -> None:
         (["optimize"], "name an operator"),
         (["optimize", "softmax", "--proposer", "files", "--device", "cpu"], "--from"),
         (["report"], "name an operator"),
+        (["promote", "softmax"], "--run RUN [--candidate ID], or --again alone"),
+        (["promote", "softmax", "--again", "--run", "r"], "or --again alone"),
+        (["promote", "softmax", "--again", "--candidate", "c"], "or --again alone"),
         (
             [
                 "optimize",

@@ -140,6 +140,7 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
                 "kernel_us": 12.5,
                 "torch_us": 18.75,
                 "torch_device_us": 18.75,
+                "kernel_device_us": 12.5,
                 "host_included": False,
                 "kernel": True,
             }
@@ -278,6 +279,40 @@ def test_host_time_decides_only_at_launch_bound_shapes() -> None:
     big, small = table["4096x4096"], table["1x4096"]
     assert big["kernel"] and not big["host_included"] and big["kernel_us"] == 18.6
     assert not small["kernel"] and small["host_included"] and small["kernel_us"] == 26.3
+    # What a call costs inside a CUDA graph, where the library decides by device time alone.
+    assert (big["kernel_device_us"], small["kernel_device_us"]) == (18.6, 2.2)
+    assert small["torch_device_us"] == 7.9
+
+
+def test_promote_again_re_derives_from_the_manifest(project: Path) -> None:
+    """The shipped kernel promoted again from its manifest entry: the dispatch table is derived
+    anew (here: a row of an older library, without the kernel's device time, gets it back);
+    the module, the manifest (its promotion date included) and the tuned configs are the same."""
+    prov = _measured("softmax", TUNED_SOFTMAX)
+    source = project / prov.source
+    source.parent.mkdir(parents=True)
+    source.write_text(TUNED_SOFTMAX)
+    library = promote("softmax", TUNED_SOFTMAX, None, prov, check_import=False)
+    configs = library / "configs" / "softmax.json"
+    before = _snapshot(library)
+    older = json.loads(configs.read_text())
+    for table in older["dispatch"].values():
+        for row in table.values():
+            del row["kernel_device_us"]
+    configs.write_text(json.dumps(older))
+    assert package.promote_again("softmax") == library
+    assert _snapshot(library) == before
+    assert not _leftovers(project)
+
+    source.unlink()
+    with pytest.raises(PromoteError, match=r"MANIFEST.json: ops.softmax.source: no file .*source"):
+        package.promote_again("softmax")
+    with pytest.raises(PromoteError, match="no 'gelu' in ops"):
+        package.promote_again("gelu")
+    configs.write_text("[1]")
+    source.write_text(TUNED_SOFTMAX)
+    with pytest.raises(PromoteError, match="softmax.json: expected a JSON object, got list"):
+        package.promote_again("softmax")
 
 
 def test_an_unmeasured_seed_says_so(project: Path) -> None:
