@@ -74,7 +74,6 @@ class Impl:
     error: str | None = None
     context: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
     path: Callable[..., str | None] = field(default=lambda *args: None)
-    graph_path: Callable[..., str | None] = field(default=lambda *args: None)
     per_shape: Callable[[], Callable[..., Any]] | None = None
 
 
@@ -132,20 +131,15 @@ def kernelgen_impls(op: str, spec: OpSpec) -> list[Impl]:
     def path(*args: Any) -> str:
         return "torch" if _runtime.use_torch(op, dims(*args), routed=False) else "kernel"
 
-    def graph_path(*args: Any) -> str:  # what the device time, taken in a CUDA graph, ran
-        captured = _runtime.use_torch(op, dims(*args), routed=False, captured=True)
-        return "torch" if captured else "kernel"
-
     public = getattr(kernelgen_ops, op)
     impls = [
-        Impl("kernelgen_ops", public, api=f"kernelgen_ops.{op}", path=path, graph_path=graph_path),
+        Impl("kernelgen_ops", public, api=f"kernelgen_ops.{op}", path=path),
         Impl(
             "kernelgen_ops[kernel]",
             public,
             api=f'kernelgen_ops.{op} under set_dispatch("kernel")',
             context=lambda: _dispatch("kernel"),
             path=path,
-            graph_path=graph_path,
         ),
         Impl("eager", spec.eager, api=f"references/{op}.py:{spec.eager.__name__}"),
         # One compiled object per shape, static, after a reset, as kernelgen's bench peers are
@@ -290,11 +284,7 @@ def measure(impl: Impl, args: list[Any], ref: Any) -> tuple[dict[str, Any], timi
             return {"error": timing.describe_error(e)}, None
         if problem:
             return {"error": problem, "api": impl.api}, None
-        out: dict[str, Any] = {
-            "api": impl.api,
-            "path": impl.path(*args),
-            "graph_path": impl.graph_path(*args),
-        }
+        out: dict[str, Any] = {"api": impl.api, "path": impl.path(*args)}
         call = timing.rotating(fn, timing.graph_pool([args]))
         try:
             device, spread, n = graph_time(call)

@@ -2,13 +2,11 @@
 
 Hand-written and shipped with the library. `kernelgen_ops.<op>(...)` does three things before a
 kernel runs: it checks the arguments against the operator's contract (_contracts.check_<op>),
-asks the dispatch table whether torch's op or the kernel takes the call (_runtime.to_torch),
+asks the dispatch table whether torch's op or the kernel takes the call (_runtime.use_torch),
 and calls the operator module's launcher. Each answer depends only on what the key holds:
 - the check reads types, dtypes, devices, shapes, strides, whether a gradient is wanted
   (requires_grad, and grad mode) and negated views, and scalars' values;
-- the dispatch reads the mode (set_dispatch) and the dims, a function of the shapes; where its
-  answer inside a CUDA graph differs, the kept answer asks on each call whether the stream
-  captures (_runtime.ByCapture);
+- the dispatch reads the mode (set_dispatch) and the dims, a function of the shapes;
 - a launch plan (_plans.py) holds for the launcher's key, which the key below contains (the
   current device included, where the process sees more than one).
 So the first call of a key is made in full and its answer kept: torch's op, the launcher, or
@@ -157,18 +155,7 @@ class Call:
         getattr(contracts, "check_" + op)(*args)
         mode, replays = _runtime._mode, _plans.replays()
         keep = key is not None and len(self._answers) < MAX_KEYS
-        to_torch = _runtime.to_torch(op, getattr(contracts, "dims_" + op)(*args), routed=False)
-        if type(to_torch) is _runtime.ByCapture:
-            # Kept as "torch's op" with the call that picks: only this key's repeats pay the
-            # question (see ByCapture, which also says why its first call runs the kernel).
-            torch_op = getattr(contracts, "torch_" + op)
-            if _runtime.ByCapture.first():
-                return torch_op(*args)
-            if keep:
-                picks = to_torch.pick(torch_op, launcher)
-                self._answers[key] = (mode, launcher, replays, _TORCH, picks)
-            return launcher(*args)
-        if to_torch:
+        if _runtime.use_torch(op, getattr(contracts, "dims_" + op)(*args), routed=False):
             torch_op = getattr(contracts, "torch_" + op)
             if keep:
                 self._answers[key] = (mode, launcher, replays, _TORCH, torch_op)

@@ -181,14 +181,6 @@ def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
 # evidence (another device, or a shape further than MAX_DISTANCE from every measured bucket), a
 # routed torch call keeps torch's op and a direct call to kernelgen_ops.<op> takes the kernel:
 # enable() never makes a model slower on a guess, and a direct call does what it says.
-#
-# Inside a CUDA graph (a decode step captured by SGLang or vLLM, torch.compile's reduce-overhead)
-# a call costs its device time alone: no launch is replayed from Python. So a call made while
-# the current stream captures is judged by device time ("kernel_device_us" against
-# "torch_device_us": takes_kernel_captured), and at launch-bound rows that answer can differ
-# from the one above (softmax 1x32000: the kernel's 5.5 us against torch's 12.9 on the device,
-# torch's op outside a graph). Only a key whose two answers differ asks whether the stream
-# captures (ByCapture: one C call); every other call pays nothing for it.
 
 MODES = ("measured", "kernel", "torch")
 MAX_DISTANCE = 2.0  # log2 steps, summed over the bucket's dims: a factor 4 in one dim
@@ -218,9 +210,7 @@ def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def kernel_won(
-    op: str, index: int, dims: tuple[int, ...], routed: bool = False, captured: bool = False
-) -> bool | None:
+def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False) -> bool | None:
     """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
     `index`; None without evidence there. Cached per exact dims (one lookup per call), and
     behind that per dims rounded up to powers of two, which is all the answer depends on: a
@@ -228,43 +218,26 @@ def kernel_won(
 
     Where the table counted host time (launch-bound shapes), the row is judged again as on a
     slower host, and `routed` (a torch call under enable()/use()) adds the route's cost to the
-    kernel's call (_wins_on_a_slow_host). `captured`: for a call inside a CUDA graph, by
-    device time alone (takes_kernel_captured)."""
+    kernel's call (_wins_on_a_slow_host)."""
     buckets = tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims)
-    return _won_at(op, index, buckets, routed, captured)
+    return _won_at(op, index, buckets, routed)
 
 
 @functools.cache
-def _won_at(
-    op: str, index: int, buckets: tuple[int, ...], routed: bool, captured: bool
-) -> bool | None:
+def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool | None:
     table = _dispatch(op, index)
     if not table:
         return None
     key = nearest_bucket(table, buckets)
     if _distance(key, buckets) > MAX_DISTANCE:
         return None
-    row = table[key]
-    return takes_kernel_captured(row, routed) if captured else takes_kernel(row, routed)
+    return takes_kernel(table[key], routed)
 
 
 def takes_kernel(row: Mapping[str, Any], routed: bool) -> bool:
     """A dispatch row's answer: the kernel where it won, and at a launch-bound row where it
     still wins on a slower host (with the route's cost, for a routed call)."""
     return row["kernel"] and (not row.get("host_included") or _wins_on_a_slow_host(row, routed))
-
-
-def takes_kernel_captured(row: Mapping[str, Any], routed: bool) -> bool:
-    """A dispatch row's answer for a call inside a CUDA graph: the kernel where its device time
-    beat torch's op's by the margin, host time and the route's cost being no part of a graph's
-    replay. A launch-bound row from before the kernel's device time was kept has no such
-    evidence: takes_kernel's answer, as outside a graph."""
-    if not row.get("host_included"):
-        return row["kernel"]  # its figures are device times already
-    kernel_device, torch_device = row.get("kernel_device_us"), row.get("torch_device_us")
-    if kernel_device is None or torch_device is None:
-        return takes_kernel(row, routed)
-    return kernel_device < torch_device * (1 - DISPATCH_MARGIN)
 
 
 # At a launch-bound row (host_included: the figures are host time, back-to-back calls) the
@@ -331,25 +304,18 @@ def one_table() -> bool:
     return len({torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())}) <= 1
 
 
-def routed_to_torch(op: str, shape: torch.Size) -> "bool | ByCapture":
-    """to_torch(op, dims, routed=True) for softmax's and rms_norm's routes, from the shape of
+def routed_to_torch(op: str, shape: torch.Size) -> bool:
+    """use_torch(op, dims, routed=True) for softmax's and rms_norm's routes, from the shape of
     their input (the dims are its rows and last dimension, _contracts.dims_softmax), kept in
     ROUTED_KEPT[op]; the routes ask nothing more of the table. False for a 0-d shape or traced
-    sizes, never kept: the route's own checks turn such calls away (a 0-d tensor, tracing). A
-    ByCapture's first call is answered as ByCapture.first says."""
+    sizes, never kept: the route's own checks turn such calls away (a 0-d tensor, tracing)."""
     if not shape or type(shape[-1]) is not int:
         return False
     kept = ROUTED_KEPT.setdefault(op, {})
     key = routed_key(shape)
     answer = kept.get(key)
     if answer is None:
-        answer = to_torch(op, rows_and_width(shape), routed=True)
-        if type(answer) is ByCapture:
-            if ByCapture.first():
-                return True  # not kept: see ByCapture
-            if len(kept) < _ROUTED_KEPT_MAX:
-                kept[key] = answer
-            return False
+        answer = use_torch(op, rows_and_width(shape), routed=True)
         if len(kept) < _ROUTED_KEPT_MAX:
             kept[key] = answer
     return answer
@@ -368,72 +334,15 @@ def rows_and_width(shape: torch.Size) -> tuple[int, int]:
     return (math.prod(shape) // max(cols, 1), cols)
 
 
-def use_torch(op: str, dims: tuple[int, ...], routed: bool, captured: bool = False) -> bool:
-    """Whether this call goes to torch's op instead of the kernel (see above); `captured`: the
-    answer inside a CUDA graph. Per call: the mode, the current device, one cached lookup;
-    configs/ and the device name are read once."""
+def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
+    """Whether this call goes to torch's op instead of the kernel (see above). Per call: the
+    mode, the current device, one cached lookup; configs/ and the device name are read once."""
     if _mode != "measured":
         return _mode == "torch"
-    won = kernel_won(op, _device_index(), dims, routed, captured)
+    won = kernel_won(op, _device_index(), dims, routed)
     if won is None:
         return routed
     return not won
-
-
-def to_torch(op: str, dims: tuple[int, ...], routed: bool) -> "bool | ByCapture":
-    """use_torch's answer for a key, or a ByCapture where the answer inside a CUDA graph differs
-    (the two lookups are a key's first call; its repeats use what the caller kept)."""
-    eager = use_torch(op, dims, routed)
-    captured = use_torch(op, dims, routed, captured=True)
-    return eager if eager == captured else ByCapture(eager, captured)
-
-
-def _never() -> bool:
-    return False
-
-
-# Whether the current stream captures a CUDA graph: torch's own C function (what
-# torch.cuda.is_current_stream_capturing calls, one frame less); a build without CUDA never does.
-_capturing = torch._C._cuda_isCurrentStreamCapturing if torch.backends.cuda.is_built() else _never
-
-
-class ByCapture:
-    """Whether torch's op takes a key's calls, where that differs inside a CUDA graph.
-
-    As a truth value it is the answer for a call made now, so a route tests it as it tests a
-    kept bool, and only such a key pays the question (a frame and one C call; every other key's
-    answer stays a plain bool). A kernel cannot be loaded while a stream captures (the driver
-    refuses cuModuleLoadData there, and the capture is lost), so the callers make sure a key's
-    kernel has run once outside a graph before a capture takes it: a key first seen inside a
-    graph gets torch's op, whose kernels need no loading, and is not kept (ByCapture.first)."""
-
-    __slots__ = ("eager", "captured")
-
-    def __init__(self, eager: bool, captured: bool) -> None:
-        self.eager, self.captured = eager, captured
-
-    def __bool__(self) -> bool:
-        return self.captured if _capturing() else self.eager
-
-    def __repr__(self) -> str:
-        return f"ByCapture(eager={self.eager}, captured={self.captured})"
-
-    def pick(self, torch_op: Callable[..., Any], kernel: Callable[..., Any]) -> Callable[..., Any]:
-        """The call of a key: torch's op or the kernel, by whether the stream captures now."""
-        eager = torch_op if self.eager else kernel
-        captured = torch_op if self.captured else kernel
-
-        def by_capture(*args: Any) -> Any:
-            return (captured if _capturing() else eager)(*args)
-
-        return by_capture
-
-    @staticmethod
-    def first() -> bool:
-        """Whether a key's first call, answered by a ByCapture, goes to torch's op: inside a
-        graph yes (and the answer is not kept); outside one, the kernel runs, whichever path
-        the answer gives the calls after it, so that a later capture finds it loaded."""
-        return _capturing()
 
 
 def lean_launches(namespace: dict[str, Any]) -> None:

@@ -2,19 +2,16 @@
 torch's op on this device, torch's op where it lost; without evidence, routed torch calls keep
 torch's op and direct calls take the kernel; set_dispatch forces either path."""
 
-import functools
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 import torch
 from pretend_device import H200, clear_lookups, pretend_h200
 
 import kernelgen_ops
-from kernelgen_ops import _calls, _runtime
-from kernelgen_ops._runtime import ByCapture
+from kernelgen_ops import _runtime
 
 TABLE = {
     "4096x4096": {"shape": "4096x4096", "kernel_us": 18.0, "torch_us": 26.0, "kernel": True},
@@ -26,9 +23,9 @@ TABLE = {
     "1x262144": {"shape": "1x151936", "kernel_us": 15.0, "torch_us": 40.5, "kernel": True,
                  "host_included": True, "torch_device_us": 40.5},
     "1x32768": {"shape": "1x32000", "kernel_us": 9.7, "torch_us": 12.9, "kernel": True,
-                "host_included": True, "torch_device_us": 12.9, "kernel_device_us": 5.5},
+                "host_included": True, "torch_device_us": 12.9},
     "1x4096": {"shape": "1x4096", "kernel_us": 12.2, "torch_us": 18.3, "kernel": True,
-               "host_included": True, "torch_device_us": 6.8, "kernel_device_us": 2.1},
+               "host_included": True, "torch_device_us": 6.8},
 }  # fmt: skip
 
 
@@ -107,14 +104,6 @@ def test_the_shipped_tables_route_large_vocabularies_to_the_kernel(
         for dims in [(1, 4096), (8, 7168), (64, 7168)]:
             assert _runtime.use_torch("rms_norm", dims, routed=True), dims
             assert not _runtime.use_torch("rms_norm", dims, routed=False), dims
-        # Inside a CUDA graph, by device time: the kernel at every decode shape of both
-        # (softmax 1x32000: 5.48 us against 12.92; rms_norm 1x4096: 2.07 against 6.78).
-        for op, dims in [
-            ("softmax", (1, 32000)), ("softmax", (16, 32000)), ("softmax", (1, 151936)),
-            ("rms_norm", (1, 4096)), ("rms_norm", (8, 7168)), ("rms_norm", (64, 7168)),
-        ]:  # fmt: skip
-            for routed in (False, True):
-                assert not _runtime.use_torch(op, dims, routed=routed, captured=True), dims
     finally:
         clear_lookups()
 
@@ -271,150 +260,3 @@ def test_rms_norms_bucket_dims_are_softmaxs() -> None:
 
     x, w = torch.randn(3, 5, 16), torch.randn(16)
     assert _contracts.dims_rms_norm(x, w, 1e-6) == _contracts.dims_softmax(x) == (15, 16)
-
-
-# ---- inside a CUDA graph ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def capturing(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
-    """A pretend capture: set ["on"] to say that the current stream captures a CUDA graph."""
-    state = {"on": False}
-    monkeypatch.setattr(_runtime, "_capturing", lambda: state["on"])
-    return state
-
-
-def test_inside_a_cuda_graph_device_time_decides(on_h200) -> None:
-    """softmax 1x32000: the kernel's 5.5 us against torch's 12.9 on the device; outside a graph
-    torch's op (the kernel's 9.7 us call, on a slower host), inside one the kernel, routed or
-    not. 1x4096: a routed call takes torch's op outside a graph only (the route's cost)."""
-    assert _runtime.use_torch("softmax", (1, 32000), routed=False)
-    for routed in (False, True):
-        assert not _runtime.use_torch("softmax", (1, 32000), routed=routed, captured=True)
-    split = _runtime.to_torch("softmax", (1, 32000), routed=False)
-    assert type(split) is ByCapture and (split.eager, split.captured) == (True, False)
-    assert _runtime.to_torch("softmax", (1, 4096), routed=False) is False
-    split = _runtime.to_torch("softmax", (1, 4096), routed=True)
-    assert type(split) is ByCapture and (split.eager, split.captured) == (True, False)
-    # No kernel device time in the row (one from before it was kept): no evidence for a graph,
-    # the answer outside one. A row of device times: its own answer.
-    assert _runtime.to_torch("softmax", (16, 151936), routed=True) is True
-    assert _runtime.to_torch("softmax", (256, 151936), routed=False) is True
-    assert _runtime.to_torch("softmax", (4096, 4096), routed=True) is False
-    # The margin, as outside a graph: a tie is torch's.
-    row = TABLE["1x32768"]
-    edge = row["torch_device_us"] * (1 - _runtime.DISPATCH_MARGIN)
-    assert _runtime.takes_kernel_captured(row | {"kernel_device_us": edge - 0.01}, routed=True)
-    assert not _runtime.takes_kernel_captured(row | {"kernel_device_us": edge}, routed=True)
-
-
-def test_a_split_answer_follows_the_stream(on_h200, capturing) -> None:
-    split = ByCapture(eager=True, captured=False)
-    assert split
-    capturing["on"] = True
-    assert not split
-    kernelgen_ops.set_dispatch("torch")  # a forced path is the same inside a graph
-    try:
-        assert _runtime.to_torch("softmax", (1, 32000), routed=False) is True
-    finally:
-        kernelgen_ops.set_dispatch("measured")
-
-
-def test_a_direct_call_inside_a_graph_takes_the_kernel_it_loaded_outside(
-    on_h200, capturing, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """softmax at 1x32000 (kernel outside a graph: no; inside: yes). A key first seen inside a
-    graph goes to torch's op and is not kept (the kernel could not load during the capture); its
-    first call outside a graph runs the kernel, which loads it; then torch's op outside a graph,
-    the kernel inside one. A key with one answer never asks whether the stream captures."""
-    module = sys.modules["kernelgen_ops.softmax"]
-    contracts = kernelgen_ops._contracts
-    checked: list[torch.Tensor] = []
-    monkeypatch.setattr(module, "softmax", lambda x: "kernel")
-    monkeypatch.setattr(contracts, "check_softmax", checked.append)
-    monkeypatch.setattr(contracts, "torch_softmax", lambda x: "torch")
-    dims = {(1, 32000): (1, 32000), (64, 64): (4096, 4096)}
-    monkeypatch.setattr(contracts, "dims_softmax", lambda x: dims[tuple(x.shape)])
-    for call in _calls.calls():
-        call.forget()
-    x = torch.randn(1, 32000)
-    capturing["on"] = True
-    assert [kernelgen_ops.softmax(x) for _ in range(2)] == ["torch", "torch"]
-    assert len(checked) == 2  # nothing kept: each call was a first call
-    capturing["on"] = False
-    assert [kernelgen_ops.softmax(x) for _ in range(3)] == ["kernel", "torch", "torch"]
-    capturing["on"] = True
-    assert kernelgen_ops.softmax(x) == "kernel"
-    assert len(checked) == 3
-    monkeypatch.setattr(_runtime, "_capturing", lambda: pytest.fail("asked"))
-    assert [kernelgen_ops.softmax(torch.randn(64, 64)) for _ in range(2)] == ["kernel"] * 2
-    for call in _calls.calls():
-        call.forget()
-
-
-def test_a_routed_call_inside_a_graph(on_h200, capturing) -> None:
-    """A routed softmax over 1x4096 (torch's op outside a graph, the kernel inside): first seen
-    inside a graph, torch's op, not kept; first seen outside, the kernel (which loads it), and
-    the kept answer then follows the stream."""
-    shape = torch.Size([1, 4096])
-    capturing["on"] = True
-    assert _runtime.routed_to_torch("softmax", shape) is True
-    assert shape not in _runtime.ROUTED_KEPT["softmax"]
-    capturing["on"] = False
-    assert _runtime.routed_to_torch("softmax", shape) is False
-    kept = _runtime.ROUTED_KEPT["softmax"][shape]
-    assert type(kept) is ByCapture and _runtime.routed_to_torch("softmax", shape) is kept
-    assert kept
-    capturing["on"] = True
-    assert not kept
-
-
-@pytest.mark.gpu
-def test_a_cuda_graph_runs_the_kernel_where_its_device_time_won(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """On the H200, with the shipped tables. softmax 1x32000 called directly and F.rms_norm
-    1x4096 routed: torch's op outside a graph (after one call of the kernel, which loads it),
-    the kernel inside one, each computing torch's answer on the graph's replay. softmax 16x32000,
-    first seen inside the graph: torch's op, and the capture holds."""
-    if type(_runtime.to_torch("softmax", (1, 32000), routed=False)) is not ByCapture:
-        pytest.skip("the shipped tables answer the same inside a graph on this device")
-    launched: list[str] = []
-
-    def spy(op: str, launcher: Any, *args: Any) -> Any:
-        launched.append(op)
-        return launcher(*args)
-
-    for op in ("softmax", "rms_norm"):
-        module = sys.modules[f"kernelgen_ops.{op}"]
-        # A partial, not a function: no launch plan is made of it, so every kernel call shows.
-        monkeypatch.setattr(module, op, functools.partial(spy, op, getattr(module, op)))
-    for call in _calls.calls():
-        call.forget()
-    _runtime.forget_routed()
-    x, fresh = torch.randn(1, 32000, device="cuda"), torch.randn(16, 32000, device="cuda")
-    h, w = torch.randn(1, 4096, device="cuda"), torch.rand(4096, device="cuda") + 0.5
-    with kernelgen_ops.use(include=["rms_norm"]):
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):
-                kernelgen_ops.softmax(x)
-                torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)
-        torch.cuda.current_stream().wait_stream(side)
-        assert launched == ["softmax", "rms_norm"]  # the first calls only
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            probs = kernelgen_ops.softmax(x)
-            normed = torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)
-            other = kernelgen_ops.softmax(fresh)
-    assert launched == ["softmax", "rms_norm"] * 2
-    for t in (x, fresh, h):
-        t.copy_(torch.randn_like(t))
-    graph.replay()
-    torch.cuda.synchronize()
-    torch.testing.assert_close(probs, torch.softmax(x, -1))
-    torch.testing.assert_close(other, torch.softmax(fresh, -1))
-    torch.testing.assert_close(normed, torch.nn.functional.rms_norm(h, (4096,), w, 1e-6))
-    for call in _calls.calls():
-        call.forget()

@@ -70,15 +70,7 @@ class Measurement(_Model):
     )
     method: Literal["graph", "do_bench"] | None = None
     calls_per_replay: int | None = None
-    path: Literal["kernel", "torch"] | None = Field(
-        None, description="kernelgen_ops: which ran outside a CUDA graph (host time)"
-    )
-    graph_path: Literal["kernel", "torch"] | None = Field(
-        None,
-        description="kernelgen_ops: which ran inside a CUDA graph, where device time is taken "
-        "(at launch-bound shapes it can differ: _runtime.takes_kernel_captured); None: a record "
-        "from before the library's answer depended on it",
-    )
+    path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
     api: str | None = Field(None, description="the peer's function that ran")
     error: str | None = Field(None, description="raised, or disagreed with eager")
     skipped: str | None = None

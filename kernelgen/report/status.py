@@ -169,12 +169,11 @@ def _num(v: object) -> float | None:
 
 def dispatch_summary(op: str) -> str | None:
     """The library's dispatch table for the op, in a line: where a call takes the kernel per
-    device, where a routed torch call does, and where a call inside a CUDA graph does (the rest
-    of the measured shapes go to torch's op), as the library answers them
-    (kernelgen_ops._runtime.takes_kernel and takes_kernel_captured)."""
+    device, and where a routed torch call does (the rest of the measured shapes go to torch's
+    op), as the library answers them (kernelgen_ops._runtime.takes_kernel)."""
     # The library's own rule, so the page cannot say other than the library does; imported
     # here, as the page is drawn, since it brings torch and triton with it.
-    from kernelgen_ops._runtime import takes_kernel, takes_kernel_captured
+    from kernelgen_ops._runtime import takes_kernel
 
     try:
         data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
@@ -191,10 +190,6 @@ def dispatch_summary(op: str) -> str | None:
         line = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})"
         if routed != won:
             line += f", routed at {len(routed)} ({', '.join(routed) or 'none'})"
-        # Inside a graph a routed call costs what a direct one does: one answer for both.
-        graphed = [str(r.get("shape")) for r in rows if takes_kernel_captured(r, routed=False)]
-        if graphed != won or routed != won:
-            line += f", in a CUDA graph at {len(graphed)} ({', '.join(graphed) or 'none'})"
         parts.append(line)
     return "; ".join(parts) or None
 
