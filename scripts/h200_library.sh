@@ -4,8 +4,8 @@
 #   GEN_TESTS (default generated/tests, their gpu tests included; none skips them), scripts/host_overhead.py,
 #   issue [R]'s WORKERS workers sharing the one GPU on WORKER_OPS for WORKERS_S seconds
 #   (scripts/h200_workers.py; defaults 3, silu_and_mul, 150; WORKERS=0 skips it), then
-#   scripts/bench_library.py with BENCH_S seconds (default 200; none skips it).
-#   HOST=none skips host_overhead.
+#   scripts/bench_library.py with BENCH_S seconds (default 200; none skips it), then
+#   scripts/graph_dispatch.py (GRAPH=none skips it). HOST=none skips host_overhead.
 . scripts/h200_env.sh
 step() {  # step NAME COMMAND...: the command's output in $OUT/NAME.log, its tail here
   local name=$1
@@ -30,4 +30,7 @@ if [ "${WORKERS:-3}" != 0 ]; then
 fi
 if [ "${BENCH_S:-}" != none ]; then
   TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" --budget-s "${BENCH_S:-200}"
+fi
+if [ "${GRAPH:-}" != none ]; then
+  TAIL=20 step graph python3 scripts/graph_dispatch.py "$OUT/graph.json"
 fi

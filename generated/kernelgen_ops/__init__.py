@@ -18,8 +18,9 @@ Each operator is also the torch custom op kernelgen_ops::<name>, so it works ins
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
 measured; enable() / disable() / use() route the matching torch calls to these kernels.
 A call takes the kernel only where it measured faster than torch's op on this device
-(configs/<op>.json "dispatch", shown by available()); set_dispatch("kernel" | "torch")
-forces one path, for testing.
+(configs/<op>.json "dispatch", shown by available()); set_dispatch("device") judges by
+device time alone, for steps run as CUDA graphs; set_dispatch("kernel" | "torch") forces one
+path, for testing.
 """
 
 import torch

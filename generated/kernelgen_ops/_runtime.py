@@ -181,15 +181,29 @@ def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
 # evidence (another device, or a shape further than MAX_DISTANCE from every measured bucket), a
 # routed torch call keeps torch's op and a direct call to kernelgen_ops.<op> takes the kernel:
 # enable() never makes a model slower on a guess, and a direct call does what it says.
+#
+# Inside a CUDA graph (decode steps captured by SGLang or vLLM, torch.compile's reduce-overhead)
+# a call costs its device time alone, so the answer above, which weighs host time at decode
+# shapes, leaves wins out: on the H200, inside a graph, softmax 1x32000 takes 5.5 us in the
+# kernel and 13.0 in torch's op, a routed F.rms_norm 1x4096 2.1 against 7.9, router_gemm
+# 16x192x4096 4.9 against 15.4 (evaluations/logs/h200-20261204-session18). The library does not
+# ask on each call whether the stream captures: asking cost a routed F.rms_norm 1.5-6.6 us of
+# host time a call there (same logs). A process whose steps run as CUDA graphs says so instead:
+# set_dispatch("device") (or KERNELGEN_OPS_DISPATCH=device) judges every row by device time
+# alone (takes_kernel_on_device), from the warm-up on, so the capture finds its kernels loaded.
 
-MODES = ("measured", "kernel", "torch")
+MODES = ("measured", "device", "kernel", "torch")
 MAX_DISTANCE = 2.0  # log2 steps, summed over the bucket's dims: a factor 4 in one dim
 _mode = os.environ.get("KERNELGEN_OPS_DISPATCH", "measured")
+if _mode not in MODES:
+    raise ValueError(f"kernelgen_ops: KERNELGEN_OPS_DISPATCH={_mode!r}; expected one of {MODES}")
 
 
 def set_dispatch(mode: str) -> None:
-    """'measured' (the default: the table decides), 'kernel' (always the generated kernel) or
-    'torch' (always torch's op), for every operator; KERNELGEN_OPS_DISPATCH sets it at import."""
+    """'measured' (the default: the table decides), 'device' (the table decides by device time
+    alone: for steps run as CUDA graphs; set it before their warm-up), 'kernel' (always the
+    generated kernel) or 'torch' (always torch's op), for every operator;
+    KERNELGEN_OPS_DISPATCH sets it at import."""
     global _mode
     if mode not in MODES:
         raise ValueError(f"kernelgen_ops.set_dispatch: {mode!r}; expected one of {MODES}")
@@ -210,7 +224,9 @@ def _dispatch(op: str, index: int) -> dict[str, dict[str, Any]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False) -> bool | None:
+def kernel_won(
+    op: str, index: int, dims: tuple[int, ...], routed: bool = False, device: bool = False
+) -> bool | None:
     """Whether the kernel beat torch's op at the measured bucket nearest `dims` on device
     `index`; None without evidence there. Cached per exact dims (one lookup per call), and
     behind that per dims rounded up to powers of two, which is all the answer depends on: a
@@ -218,26 +234,43 @@ def kernel_won(op: str, index: int, dims: tuple[int, ...], routed: bool = False)
 
     Where the table counted host time (launch-bound shapes), the row is judged again as on a
     slower host, and `routed` (a torch call under enable()/use()) adds the route's cost to the
-    kernel's call (_wins_on_a_slow_host)."""
+    kernel's call (_wins_on_a_slow_host). `device`: by device time alone (set_dispatch's
+    "device" mode: takes_kernel_on_device)."""
     buckets = tuple(triton.next_power_of_2(max(int(d), 1)) for d in dims)
-    return _won_at(op, index, buckets, routed)
+    return _won_at(op, index, buckets, routed, device)
 
 
 @functools.cache
-def _won_at(op: str, index: int, buckets: tuple[int, ...], routed: bool) -> bool | None:
+def _won_at(
+    op: str, index: int, buckets: tuple[int, ...], routed: bool, device: bool
+) -> bool | None:
     table = _dispatch(op, index)
     if not table:
         return None
     key = nearest_bucket(table, buckets)
     if _distance(key, buckets) > MAX_DISTANCE:
         return None
-    return takes_kernel(table[key], routed)
+    row = table[key]
+    return takes_kernel_on_device(row, routed) if device else takes_kernel(row, routed)
 
 
 def takes_kernel(row: Mapping[str, Any], routed: bool) -> bool:
     """A dispatch row's answer: the kernel where it won, and at a launch-bound row where it
     still wins on a slower host (with the route's cost, for a routed call)."""
     return row["kernel"] and (not row.get("host_included") or _wins_on_a_slow_host(row, routed))
+
+
+def takes_kernel_on_device(row: Mapping[str, Any], routed: bool) -> bool:
+    """A dispatch row's answer by device time alone, as inside a CUDA graph, where neither a
+    call's host time nor the route's is paid: the kernel where its device time beat torch's
+    op's by the margin. A launch-bound row from before the kernel's device time was kept has
+    no such evidence: takes_kernel's answer."""
+    if not row.get("host_included"):
+        return row["kernel"]  # its figures are device times already
+    kernel, torch_op = row.get("kernel_device_us"), row.get("torch_device_us")
+    if kernel is None or torch_op is None:
+        return takes_kernel(row, routed)
+    return kernel < torch_op * (1 - DISPATCH_MARGIN)
 
 
 # At a launch-bound row (host_included: the figures are host time, back-to-back calls) the
@@ -337,9 +370,9 @@ def rows_and_width(shape: torch.Size) -> tuple[int, int]:
 def use_torch(op: str, dims: tuple[int, ...], routed: bool) -> bool:
     """Whether this call goes to torch's op instead of the kernel (see above). Per call: the
     mode, the current device, one cached lookup; configs/ and the device name are read once."""
-    if _mode != "measured":
+    if _mode == "kernel" or _mode == "torch":
         return _mode == "torch"
-    won = kernel_won(op, _device_index(), dims, routed)
+    won = kernel_won(op, _device_index(), dims, routed, _mode == "device")
     if won is None:
         return routed
     return not won

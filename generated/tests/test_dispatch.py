@@ -2,16 +2,20 @@
 torch's op on this device, torch's op where it lost; without evidence, routed torch calls keep
 torch's op and direct calls take the kernel; set_dispatch forces either path."""
 
+import functools
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
 from pretend_device import H200, clear_lookups, pretend_h200
 
 import kernelgen_ops
-from kernelgen_ops import _runtime
+from kernelgen_ops import _calls, _runtime
 
 TABLE = {
     "4096x4096": {"shape": "4096x4096", "kernel_us": 18.0, "torch_us": 26.0, "kernel": True},
@@ -23,9 +27,9 @@ TABLE = {
     "1x262144": {"shape": "1x151936", "kernel_us": 15.0, "torch_us": 40.5, "kernel": True,
                  "host_included": True, "torch_device_us": 40.5},
     "1x32768": {"shape": "1x32000", "kernel_us": 9.7, "torch_us": 12.9, "kernel": True,
-                "host_included": True, "torch_device_us": 12.9},
+                "host_included": True, "torch_device_us": 12.9, "kernel_device_us": 5.5},
     "1x4096": {"shape": "1x4096", "kernel_us": 12.2, "torch_us": 18.3, "kernel": True,
-               "host_included": True, "torch_device_us": 6.8},
+               "host_included": True, "torch_device_us": 6.8, "kernel_device_us": 2.1},
 }  # fmt: skip
 
 
@@ -104,7 +108,17 @@ def test_the_shipped_tables_route_large_vocabularies_to_the_kernel(
         for dims in [(1, 4096), (8, 7168), (64, 7168)]:
             assert _runtime.use_torch("rms_norm", dims, routed=True), dims
             assert not _runtime.use_torch("rms_norm", dims, routed=False), dims
+        # By device time alone, as inside a CUDA graph: the kernel at every decode shape of both
+        # (softmax 1x32000: 5.48 us against 12.92; rms_norm 1x4096: 2.07 against 6.78).
+        kernelgen_ops.set_dispatch("device")
+        for op, dims in [
+            ("softmax", (1, 32000)), ("softmax", (16, 32000)), ("softmax", (1, 151936)),
+            ("rms_norm", (1, 4096)), ("rms_norm", (8, 7168)), ("rms_norm", (64, 7168)),
+        ]:  # fmt: skip
+            for routed in (False, True):
+                assert not _runtime.use_torch(op, dims, routed=routed), (op, dims)
     finally:
+        kernelgen_ops.set_dispatch("measured")
         clear_lookups()
 
 
@@ -260,3 +274,112 @@ def test_rms_norms_bucket_dims_are_softmaxs() -> None:
 
     x, w = torch.randn(3, 5, 16), torch.randn(16)
     assert _contracts.dims_rms_norm(x, w, 1e-6) == _contracts.dims_softmax(x) == (15, 16)
+
+
+def test_device_mode_judges_by_device_time(on_h200) -> None:
+    """set_dispatch("device"), for steps run as CUDA graphs: softmax 1x32000's kernel at 5.5 us
+    against torch's 12.9 on the device takes the call, routed or not (outside a graph its 9.7
+    us call loses on a slower host); so does a routed 1x4096 (no route is paid in a graph). A
+    launch-bound row without the kernel's device time keeps the measured answer; a row of
+    device times, and a shape without evidence, answer as in the measured mode."""
+    assert _runtime.use_torch("softmax", (1, 32000), routed=False)
+    assert _runtime.use_torch("softmax", (1, 4096), routed=True)
+    kernelgen_ops.set_dispatch("device")
+    try:
+        assert kernelgen_ops.dispatch_mode() == "device"
+        for routed in (False, True):
+            assert not _runtime.use_torch("softmax", (1, 32000), routed=routed)
+            assert not _runtime.use_torch("softmax", (1, 4096), routed=routed)
+            assert _runtime.use_torch("softmax", (256, 151936), routed=routed)
+            assert not _runtime.use_torch("softmax", (4096, 4096), routed=routed)
+        assert _runtime.use_torch("softmax", (16, 151936), routed=True)  # no device time kept
+        assert not _runtime.use_torch("softmax", (16, 151936), routed=False)
+        assert _runtime.use_torch("softmax", (1, 64), routed=True)  # no evidence
+        assert not _runtime.use_torch("softmax", (1, 64), routed=False)
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+    row = TABLE["1x32768"]
+    edge = row["torch_device_us"] * (1 - _runtime.DISPATCH_MARGIN)
+    assert _runtime.takes_kernel_on_device(row | {"kernel_device_us": edge - 0.01}, routed=True)
+    assert not _runtime.takes_kernel_on_device(row | {"kernel_device_us": edge}, routed=True)
+
+
+def test_a_direct_call_follows_the_mode(on_h200, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kernelgen_ops.softmax at 1x32000: torch's op in the measured mode, the kernel in the
+    device mode, and back: the key's kept answer is the mode's."""
+    module = sys.modules["kernelgen_ops.softmax"]
+    contracts = kernelgen_ops._contracts
+    monkeypatch.setattr(module, "softmax", lambda x: "kernel")
+    monkeypatch.setattr(contracts, "check_softmax", lambda x: None)
+    monkeypatch.setattr(contracts, "torch_softmax", lambda x: "torch")
+    monkeypatch.setattr(contracts, "dims_softmax", lambda x: (1, 32000))
+    x = torch.randn(1, 320)
+    try:
+        assert [kernelgen_ops.softmax(x) for _ in range(2)] == ["torch", "torch"]
+        kernelgen_ops.set_dispatch("device")
+        assert [kernelgen_ops.softmax(x) for _ in range(2)] == ["kernel", "kernel"]
+        kernelgen_ops.set_dispatch("measured")
+        assert kernelgen_ops.softmax(x) == "torch"
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+        for call in _calls.calls():
+            call.forget()
+
+
+def test_a_bad_dispatch_variable_fails_the_import() -> None:
+    env = {**os.environ, "KERNELGEN_OPS_DISPATCH": "fastest"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import kernelgen_ops"], env=env, capture_output=True, text=True
+    )
+    assert done.returncode != 0
+    assert "KERNELGEN_OPS_DISPATCH='fastest'; expected one of ('measured', 'device'" in done.stderr
+
+
+@pytest.mark.gpu
+def test_a_cuda_graph_in_the_device_mode_records_the_kernels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the H200, with the shipped tables, in the device mode from the warm-up on: softmax
+    1x32000 called directly and F.rms_norm 1x4096 routed, which take torch's op in the measured
+    mode, run the kernels in the warm-up and in the capture, and the graph's replay computes
+    torch's answers."""
+    kernelgen_ops.set_dispatch("device")
+    try:
+        if _runtime.use_torch("softmax", (1, 32000), routed=False):
+            pytest.skip("no evidence here that the kernel wins on the device (not an H200)")
+        launched: list[str] = []
+
+        def spy(op: str, launcher: Any, *args: Any) -> Any:
+            launched.append(op)
+            return launcher(*args)
+
+        for op in ("softmax", "rms_norm"):
+            module = sys.modules[f"kernelgen_ops.{op}"]
+            # A partial, not a function: no launch plan is made of it, so every call shows.
+            monkeypatch.setattr(module, op, functools.partial(spy, op, getattr(module, op)))
+        x = torch.randn(1, 32000, device="cuda")
+        h, w = torch.randn(1, 4096, device="cuda"), torch.rand(4096, device="cuda") + 0.5
+        with kernelgen_ops.use(include=["rms_norm"]):
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    kernelgen_ops.softmax(x)
+                    torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)
+            torch.cuda.current_stream().wait_stream(side)
+            assert launched == ["softmax", "rms_norm"] * 3
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                probs = kernelgen_ops.softmax(x)
+                normed = torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)
+        assert launched == ["softmax", "rms_norm"] * 4
+        x.copy_(torch.randn_like(x))
+        h.copy_(torch.randn_like(h))
+        graph.replay()
+        torch.cuda.synchronize()
+        torch.testing.assert_close(probs, torch.softmax(x, -1))
+        torch.testing.assert_close(normed, torch.nn.functional.rms_norm(h, (4096,), w, 1e-6))
+    finally:
+        kernelgen_ops.set_dispatch("measured")
+        for call in _calls.calls():
+            call.forget()

@@ -169,11 +169,13 @@ def _num(v: object) -> float | None:
 
 def dispatch_summary(op: str) -> str | None:
     """The library's dispatch table for the op, in a line: where a call takes the kernel per
-    device, and where a routed torch call does (the rest of the measured shapes go to torch's
-    op), as the library answers them (kernelgen_ops._runtime.takes_kernel)."""
+    device, where a routed torch call does (the rest of the measured shapes go to torch's op),
+    and where set_dispatch("device") takes it (by device time alone, for CUDA graphs), as the
+    library answers them (kernelgen_ops._runtime.takes_kernel, takes_kernel_on_device)."""
     # The library's own rule, so the page cannot say other than the library does; imported
     # here, as the page is drawn, since it brings torch and triton with it.
-    from kernelgen_ops._runtime import takes_kernel
+    from kernelgen_ops._routing import ROUTABLE
+    from kernelgen_ops._runtime import takes_kernel, takes_kernel_on_device
 
     try:
         data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
@@ -185,11 +187,16 @@ def dispatch_summary(op: str) -> str | None:
             continue
         rows = [r for r in table.values() if isinstance(r, dict) and "kernel" in r]
         won = [str(r.get("shape")) for r in rows if takes_kernel(r, routed=False)]
-        routed = [str(r.get("shape")) for r in rows if takes_kernel(r, routed=True)]
+        # Only torch's softmax and rms_norm are routed (enable(), use()).
+        routed = [str(r.get("shape")) for r in rows if takes_kernel(r, op in ROUTABLE)]
         where = ", ".join(won) if won else "no shape"
         line = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})"
         if routed != won:
             line += f", routed at {len(routed)} ({', '.join(routed) or 'none'})"
+        # By device time a routed call answers as a direct one: no route is paid in a graph.
+        graphs = [str(r.get("shape")) for r in rows if takes_kernel_on_device(r, routed=False)]
+        if graphs != won or routed != won:
+            line += f"; by device time (CUDA graphs) at {len(graphs)} ({', '.join(graphs)})"
         parts.append(line)
     return "; ".join(parts) or None
 

@@ -441,3 +441,13 @@ def test_status_shows_where_the_library_takes_the_kernel(project):
         "NVIDIA H200: kernel at 3 of 4 (4096x4096, 1x151936, 16x32000), routed at 2 "
         "(4096x4096, 1x151936)" in got
     ), got
+    # By device time (set_dispatch("device")): 1x32000's kernel at 5.5 us against 12.9.
+    table["1x32768"]["kernel_device_us"] = 5.5
+    (configs / "softmax.json").write_text(
+        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
+    )
+    got = flat(invoke("--all", width=300).output)
+    assert (
+        "routed at 2 (4096x4096, 1x151936); by device time (CUDA graphs) at 4 "
+        "(4096x4096, 1x32000, 1x151936, 16x32000)" in got
+    ), got
