@@ -259,7 +259,15 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
         focus = None
     rec = by_id.get(focus) if focus else None
 
-    if run.state == "running":
+    if run.state == "running" and run.settings.proposer == "agent":
+        # An agent's run stays open after its last submission: the agent, not a budget, ends it.
+        promoted = "; its best was promoted into generated/" if run.promoted else ""
+        notes.append(
+            f"Agent run, open for more submissions ({run.rounds_done} so far, last update "
+            f"{run.updated}): a judged candidate's figures are final, the run's best may "
+            f"change with a later submission{promoted}."
+        )
+    elif run.state == "running":
         notes.append(
             f"Run in progress ({run.rounds_done} of {run.settings.budget.rounds} rounds done, "
             f"last update {run.updated}): figures may still change."

@@ -209,6 +209,20 @@ def test_cpu_run_without_timings(project):
     assert re.search(r"\+\s+# vectorised", out)
 
 
+def test_an_open_agent_run_says_what_may_change(project):
+    """An agent's run stays open after its last submission; its figures are not "in progress"."""
+    run = store.load_run("rms_norm", project.running_run)
+    run.settings.proposer, run.promoted = "agent", True
+    store.save_run(run)
+    out = flat(invoke("rms_norm").output)
+    assert "Run in progress" not in out
+    assert (
+        "Agent run, open for more submissions (1 so far, last update "
+        f"{run.updated}): a judged candidate's figures are final, the run's best may change "
+        "with a later submission; its best was promoted into generated/." in out
+    ), out
+
+
 def test_run_in_progress(project):
     out = invoke("rms_norm").output
     assert f"{project.running_run} (running)" in out
