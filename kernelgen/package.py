@@ -632,8 +632,8 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
             # What torch's op costs per call at the least, whatever its launch costs: the rule
             # at launch-bound shapes (kernelgen_ops/_runtime.py, _wins_on_a_slow_host).
             "torch_device_us": round(eager_us, 2),
-            # The kernel's device time: all a call costs inside a CUDA graph, where the
-            # library's answer is by device time alone (_runtime.takes_kernel_captured).
+            # The kernel's device time: all a call costs inside a CUDA graph, which the
+            # library weighs alone under set_dispatch("device") (_runtime.takes_kernel_on_device).
             "kernel_device_us": round(s.median_us, 2),
             "host_included": host,
             "kernel": kernel < torch_op * (1 - DISPATCH_MARGIN),

@@ -1,6 +1,7 @@
 """Dispatch by measured crossover: a call takes the kernel where the promoted record says it beat
 torch's op on this device, torch's op where it lost; without evidence, routed torch calls keep
-torch's op and direct calls take the kernel; set_dispatch forces either path."""
+torch's op and direct calls take the kernel; set_dispatch("device") judges by device time alone
+(for CUDA graphs), "kernel" and "torch" force either path."""
 
 import functools
 import json

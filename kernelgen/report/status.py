@@ -196,7 +196,8 @@ def dispatch_summary(op: str) -> str | None:
         # By device time a routed call answers as a direct one: no route is paid in a graph.
         graphs = [str(r.get("shape")) for r in rows if takes_kernel_on_device(r, routed=False)]
         if graphs != won or routed != won:
-            line += f"; by device time (CUDA graphs) at {len(graphs)} ({', '.join(graphs)})"
+            where = ", ".join(graphs) or "none"
+            line += f"; by device time (CUDA graphs) at {len(graphs)} ({where})"
         parts.append(line)
     return "; ".join(parts) or None
 
