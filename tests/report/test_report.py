@@ -430,15 +430,18 @@ def test_best_without_a_record_is_said_not_crashed_on(project):
 def test_status_shows_where_the_library_takes_the_kernel(project):
     configs = project.root / "generated" / "kernelgen_ops" / "configs"
     configs.mkdir(parents=True, exist_ok=True)
+
+    def status(table: dict, width: int) -> str:
+        (configs / "softmax.json").write_text(
+            json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
+        )
+        return flat(invoke("--all", width=width).output)
+
     table = {
         "4096x4096": {"shape": "4096x4096", "kernel": True, "kernel_us": 1.0, "torch_us": 2.0},
         "1x32768": {"shape": "1x32000", "kernel": False, "kernel_us": 3.0, "torch_us": 2.0},
     }
-    (configs / "softmax.json").write_text(
-        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
-    )
-    narrow = invoke("--all", width=80).output
-    assert "dispatch: NVIDIA H200: kernel at 1 of 2 (4096x4096)" in narrow
+    assert "dispatch: NVIDIA H200: kernel at 1 of 2 (4096x4096)" in status(table, 80)
     # Launch-bound rows as the library answers them: 1x151936 won by enough to hold on a slower
     # host, and for a direct call past the route's cost too; 1x32000 did not (9.7 against 12.9).
     launch = {"host_included": True, "kernel": True}
@@ -447,20 +450,14 @@ def test_status_shows_where_the_library_takes_the_kernel(project):
     table["16x32768"] = launch | {"shape": "16x32000", "kernel_us": 22.0, "torch_us": 40.0}
     for row in table.values():
         row["torch_device_us"] = row["torch_us"]
-    (configs / "softmax.json").write_text(
-        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
-    )
-    got = flat(invoke("--all", width=200).output)
+    got = status(table, 200)
     assert (
         "NVIDIA H200: kernel at 3 of 4 (4096x4096, 1x151936, 16x32000), routed at 2 "
         "(4096x4096, 1x151936)" in got
     ), got
     # By device time (set_dispatch("device")): 1x32000's kernel at 5.5 us against 12.9.
     table["1x32768"]["kernel_device_us"] = 5.5
-    (configs / "softmax.json").write_text(
-        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
-    )
-    got = flat(invoke("--all", width=300).output)
+    got = status(table, 300)
     assert (
         "routed at 2 (4096x4096, 1x151936); by device time (CUDA graphs) at 4 "
         "(4096x4096, 1x32000, 1x151936, 16x32000)" in got
