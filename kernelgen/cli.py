@@ -15,8 +15,8 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from kernelgen import views
 from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
+from kernelgen.report import views
 
 app = typer.Typer(
     add_completion=False,
@@ -74,7 +74,7 @@ def _device(device: DeviceOpt | None, ray: str | None = None) -> str:
 @clean_errors
 def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last line")] = False):
     """List the operators: seed, generated version, correctness cases, benchmark shapes."""
-    from kernelgen.catalog import list_ops
+    from kernelgen.package.catalog import list_ops
 
     rows = list_ops()
     if json_out:
@@ -104,14 +104,14 @@ RayOpt = Annotated[
 def _workers(gpus: str | None, ray: str | None, device: str) -> None:
     """Bad --gpus / --ray values fail here, in one line, before anything starts."""
     if gpus is not None:
-        from kernelgen.workers import local_slots, parse_gpus
+        from kernelgen.run.workers import local_slots, parse_gpus
 
         if ray is None:
             local_slots(gpus, device)
         else:
             parse_gpus(gpus, device)
     if ray is not None:
-        from kernelgen.ray_pool import connect
+        from kernelgen.run.ray_pool import connect
 
         connect(ray)  # not installed, or no cluster there: one line, before anything starts
 
@@ -156,8 +156,8 @@ def verify(
     """Judge candidates: exit 0 when all are accepted (accepted-partial too: some cases not
     run), 1 when one is rejected (with category and reason), 2 usage. Several files are judged
     at once over --gpus / --ray workers, else one after another."""
+    from kernelgen.run.verify_many import verify_files
     from kernelgen.verify import target
-    from kernelgen.verify_many import verify_files
 
     if gpu_target != "none" and gpu_target not in target.TARGETS:
         raise UsageError(
@@ -203,7 +203,7 @@ def bench(
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ):
     """Time a kernel against torch eager and torch.compile on every benchmark shape (CUDA)."""
-    from kernelgen.catalog import bench_target
+    from kernelgen.package.catalog import bench_target
 
     label, path = bench_target(op, file, seed, generated)
     from kernelgen.bench import bench_files, save_bench
@@ -290,13 +290,13 @@ def optimize(
     ray: RayOpt = None,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
-    from kernelgen.optimize import OptimizeOptions, optimize_op, resolve_ops
+    from kernelgen.run.optimize import OptimizeOptions, optimize_op, resolve_ops
 
     names = resolve_ops(ops or [], all_ops, resume)
     dev = _device(device, ray)
     _workers(gpus, ray, dev)
     if resume:
-        from kernelgen import agent
+        from kernelgen.agent import session as agent
         from kernelgen.store import load_run
 
         if load_run(names[0], resume).settings.proposer == "agent":
@@ -418,7 +418,7 @@ def mcp_serve():
             "kernelgen mcp needs the MCP SDK: pip install 'kernelgen[mcp]' "
             "(scripts/setup.sh installs it)"
         ) from None
-    from kernelgen.mcp_server import serve
+    from kernelgen.agent.mcp import serve
 
     serve()
 
@@ -460,7 +460,7 @@ def agent_start(
     json_out: JsonOpt = False,
 ):
     """Start a run with proposer 'agent'; prints its id (on CUDA, after the seed is timed)."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     run = agent.start_run(op, _device(device), model)
     if json_out:
@@ -475,7 +475,7 @@ def agent_start(
 def agent_context(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
     """What the llm proposer's prompt holds: spec, reference, seed, best, timings, history,
     the last failure."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     ctx = agent.get_context(run_id)
     if json_out:
@@ -496,7 +496,7 @@ def agent_submit(
     json_out: JsonOpt = False,
 ):
     """Judge one candidate as the loop does: exit 0 accepted, 1 rejected, 2 usage."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     if not file.is_file():
         raise UsageError(f"{file}: no such file; expected the candidate module")
@@ -535,7 +535,7 @@ def agent_submit(
 @clean_errors
 def agent_status(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
     """The run's candidates with their verdicts, and its best."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     status = agent.run_status(run_id)
     if json_out:
@@ -557,7 +557,7 @@ def agent_profile(
     json_out: JsonOpt = False,
 ):
     """Nsight Compute's summary of a candidate's kernels at one bench shape (CUDA runs)."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     result = agent.profile(run_id, candidate, shape)
     if json_out:
@@ -571,7 +571,7 @@ def agent_profile(
 @clean_errors
 def agent_promote(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
     """Sanitize the run's best and put it into generated/ (CUDA runs only); exit 1 if not."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     result = agent.promote(run_id)
     if json_out:
@@ -587,7 +587,7 @@ def agent_promote(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = 
 @clean_errors
 def agent_report(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = False):
     """Write the run's report.md and report.html; prints their paths."""
-    from kernelgen import agent
+    from kernelgen.agent import session as agent
 
     paths = agent.report(run_id)
     if json_out:

@@ -16,7 +16,7 @@ operator is memory-bound; the speed to reach is the copy ceiling.
 
 import torch
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.spec.inputs import lay_out, values
 
 GROUP = 128
 E4M3_MAX = 448.0

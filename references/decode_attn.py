@@ -33,7 +33,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.inputs import large_values, lay_out, spec_scalar, values
+from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import BenchShape, Size
 
 PAGE = 64  # tokens per KV page, as HPC-Ops and SGLang page their caches

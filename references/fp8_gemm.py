@@ -26,7 +26,7 @@ import math
 
 import torch
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import Size
 
 BLOCK = 128

@@ -32,7 +32,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import BenchShape, Size
 
 # Routing of a correctness case, named by the first word of its size's name:

@@ -55,7 +55,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.inputs import large_values, lay_out, spec_scalar, values
+from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Size, Tolerance
 from kernelgen.verify import checks
 

@@ -22,7 +22,7 @@ bound: the speed to reach is reading x once at the copy ceiling.
 
 import torch
 
-from kernelgen.inputs import lay_out, values
+from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import BenchShape, Size
 
 # A `ties_` size rounds its values to multiples of this: N(0, 1) then spans ~15 levels, U(-1, 1)

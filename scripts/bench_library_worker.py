@@ -41,8 +41,8 @@ os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 import torch  # noqa: E402
 
 from kernelgen.bench import timing  # noqa: E402
-from kernelgen.inputs import make_inputs  # noqa: E402
 from kernelgen.spec import BenchShape, OpSpec, load_spec  # noqa: E402
+from kernelgen.spec.inputs import make_inputs  # noqa: E402
 
 DTYPE = "bfloat16"
 DECODE_ROWS = (1, 16, 64)

@@ -281,9 +281,9 @@ class _Clock:
 def _round(op: str, seed: Path, fig: OpFigures, device: str = "cuda") -> None:
     """device="cpu" plays the same round without a GPU (verify only): how this step is tried
     here before it spends device time."""
-    from kernelgen import loop
     from kernelgen.propose.files import FilesProposer
     from kernelgen.records import Budget
+    from kernelgen.run import loop
 
     folder = Path(tempfile.mkdtemp(prefix="kernelgen-round-"))
     (folder / f"{op}_twin.py").write_text(

@@ -28,8 +28,8 @@ def child(op: str, out: Path, mode: str) -> None:
     mark = time.monotonic()
     import torch
 
-    from kernelgen.inputs import case_inputs, case_seed
     from kernelgen.spec import load_spec, seed_path
+    from kernelgen.spec.inputs import case_inputs, case_seed
     from kernelgen.verify.protocol import Call, Load
     from kernelgen.verify.runner import Runner
 

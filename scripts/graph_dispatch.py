@@ -35,8 +35,8 @@ from bench_library_worker import SEED, graph_time  # noqa: E402
 from kernelgen_ops import _contracts, _runtime  # noqa: E402
 
 from kernelgen.bench import timing  # noqa: E402
-from kernelgen.inputs import make_inputs  # noqa: E402
 from kernelgen.spec import load_spec  # noqa: E402
+from kernelgen.spec.inputs import make_inputs  # noqa: E402
 
 ROUTED = {  # the routed torch entry point, called with the op's arguments
     "softmax": lambda x: torch.softmax(x, -1),

@@ -26,7 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kernelgen import agent, paths
+from kernelgen import paths
+from kernelgen.agent import session as agent
 
 
 class Plan:

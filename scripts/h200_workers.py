@@ -65,8 +65,8 @@ def judge_all(
     device: str = "cuda",
 ) -> dict:
     from kernelgen import paths
-    from kernelgen.station import StationConfig
-    from kernelgen.workers import Pool, start_local
+    from kernelgen.run.station import StationConfig
+    from kernelgen.run.workers import Pool, start_local
 
     config = StationConfig(op=op, device=device, seed=seed, root=str(paths.root()))
     mark = time.monotonic()

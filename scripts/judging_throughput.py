@@ -63,8 +63,8 @@ def measure(
     op: str, n: int, visible: list[str], per_gpu: int, seed: int, device: str = "cuda"
 ) -> Point:
     from kernelgen import paths
-    from kernelgen.station import StationConfig
-    from kernelgen.workers import Pool, start_local
+    from kernelgen.run.station import StationConfig
+    from kernelgen.run.workers import Pool, start_local
 
     config = StationConfig(op=op, device=device, seed=seed, root=str(paths.root()))
     mark = time.monotonic()
@@ -119,7 +119,7 @@ def main() -> None:
     import torch
 
     from kernelgen import store
-    from kernelgen.workers import visible_gpus
+    from kernelgen.run.workers import visible_gpus
 
     visible = visible_gpus() if args.device == "cuda" else [""] * 8
     if not visible:

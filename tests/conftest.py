@@ -27,7 +27,7 @@ def inside(small_project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def one_worker(small_project: Path) -> dict[str, tuple]:
     """The run judged by the one judge of the single-worker loop (no --gpus)."""
-    from kernelgen.optimize import optimize_op
+    from kernelgen.run.optimize import optimize_op
 
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(small_project)

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).parent / "verify"))
 from controls import torch_fallback  # noqa: E402
 
-from kernelgen import agent, store  # noqa: E402
+from kernelgen import store  # noqa: E402
+from kernelgen.agent import session as agent  # noqa: E402
 from kernelgen.cli import app  # noqa: E402
 from kernelgen.errors import UsageError  # noqa: E402
 from kernelgen.records import CandidateRecord  # noqa: E402

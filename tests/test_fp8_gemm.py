@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from kernelgen.cli import app
-from kernelgen.inputs import case_inputs
 from kernelgen.spec import Case, OpSpec, Size, SpecData, load_spec, resolve_dim
+from kernelgen.spec.inputs import case_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = {(16, 7168, 2048), (128, 7168, 2048), (4096, 7168, 2048), (4096, 4096, 7168)}

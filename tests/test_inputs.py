@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from kernelgen.inputs import case_inputs, case_seed, make_inputs
 from kernelgen.spec import BenchShape, Case, OpSpec, ScalarInput, load_spec
+from kernelgen.spec.inputs import case_inputs, case_seed, make_inputs
 
 
 @pytest.fixture(scope="module")

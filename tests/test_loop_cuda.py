@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelgen import loop, optimize, store
+from kernelgen import store
 from kernelgen.propose.tune import TuneProposer
 from kernelgen.records import (
     BenchRecord,
@@ -19,6 +19,7 @@ from kernelgen.records import (
     ShapeTiming,
     Verdict,
 )
+from kernelgen.run import loop, optimize
 from kernelgen.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,8 +87,8 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import kernelgen.bench as bench
-    import kernelgen.loop as loop_mod
     import kernelgen.package as package
+    import kernelgen.run.loop as loop_mod
     from kernelgen.bench.worker import TuneResult, VariantShape, VariantTiming
 
     op = "silu_and_mul"
@@ -189,8 +190,8 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import kernelgen.bench as bench
-    import kernelgen.loop as loop_mod
     import kernelgen.propose.tune as tune_mod
+    import kernelgen.run.loop as loop_mod
     from kernelgen.propose.base import Proposal
 
     op = "silu_and_mul"
@@ -265,8 +266,8 @@ def test_promotion_keeps_its_bench_against_the_library(
     project: Path, monkeypatch: pytest.MonkeyPatch, candidate_us: float, wins: bool
 ) -> None:
     import kernelgen.bench as bench
-    import kernelgen.catalog as catalog
     import kernelgen.package as package
+    import kernelgen.package.catalog as catalog
     from kernelgen.records import PromoteBench, RunRecord, RunSettings
 
     op = "softmax"

@@ -16,13 +16,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from test_loop_cuda import ENV, bench_record  # noqa: E402
 
-from kernelgen import loop_pool, optimize, store, tuning  # noqa: E402
+from kernelgen import store, tuning  # noqa: E402
 from kernelgen.bench.worker import TuneResult, VariantShape, VariantTiming  # noqa: E402
 from kernelgen.propose.tune import search  # noqa: E402
 from kernelgen.records import Verdict  # noqa: E402
+from kernelgen.run import optimize
+from kernelgen.run import pooled as loop_pool  # noqa: E402
+from kernelgen.run.station import Job, Outcome  # noqa: E402
+from kernelgen.run.workers import Pool  # noqa: E402
 from kernelgen.spec import load_spec  # noqa: E402
-from kernelgen.station import Job, Outcome  # noqa: E402
-from kernelgen.workers import Pool  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OP = "silu_and_mul"

@@ -15,7 +15,8 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from kernelgen import agent, store
+from kernelgen import store
+from kernelgen.agent import session as agent
 from kernelgen.bench import profile as prof
 from kernelgen.cli import app
 from kernelgen.errors import NoDeviceError, UsageError
@@ -395,7 +396,7 @@ def test_mcp_profile_tool(project: Path, fake_ncu: Path, on_cuda: None) -> None:
     import anyio
     from mcp import Client
 
-    from kernelgen import mcp_server
+    from kernelgen.agent.session import mcp as mcp_server
 
     run = _cuda_run()
 

@@ -27,7 +27,7 @@ from workers_helpers import (  # noqa: E402
 
 from kernelgen.cli import app  # noqa: E402
 from kernelgen.errors import KernelgenError  # noqa: E402
-from kernelgen.optimize import open_workers, optimize_op  # noqa: E402
+from kernelgen.run.optimize import open_workers, optimize_op  # noqa: E402
 
 # CI installs Ray (the dev extra): there the test must run, never skip.
 ray = pytest.importorskip("ray") if not os.environ.get("CI") else __import__("ray")
@@ -92,7 +92,7 @@ def test_ray_cluster_too_small_is_one_line(inside: Path, cluster) -> None:
 
 
 def test_bad_ray_address_is_one_line(inside: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernelgen import ray_pool
+    from kernelgen.run import ray_pool
 
     # As a driver not yet joined to any cluster would see it.
     monkeypatch.setattr(ray, "is_initialized", lambda: False)

@@ -11,8 +11,8 @@ import torch
 from typer.testing import CliRunner
 
 from kernelgen.cli import app
-from kernelgen.inputs import case_inputs, make_inputs
 from kernelgen.spec import BenchShape, Case, OpSpec, load_spec
+from kernelgen.spec.inputs import case_inputs, make_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = 64  # the seed's slots per step (seeds/sparse_attn.py DEFAULT_CONFIG)

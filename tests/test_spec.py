@@ -189,7 +189,7 @@ FIXED = (
 @pytest.mark.parametrize(("wdtype", "cpu"), [("float32", True), ("bfloat16", False)])
 def test_fixed_dtype_input_keeps_its_dtype(project: Path, wdtype: str, cpu: bool) -> None:
     """The case dtype drives x; w keeps its own, and a bf16 one keeps the case off the CPU."""
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
 
     _write(project, FIXED.replace("WDTYPE", wdtype))
     spec = load_spec("bad")
@@ -284,7 +284,7 @@ def test_integer_input_needs_the_references_own_maker(project: Path) -> None:
     ],
 )
 def test_own_maker_is_held_to_the_spec(project: Path, edit: tuple[str, str], message: str) -> None:
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
 
     _write(project, INDEXED + MAKER)
     spec = load_spec("bad")
@@ -314,7 +314,7 @@ def make_inputs(size, dtype, dist, gen):
 
 def test_scalar_given_by_a_dim(project: Path) -> None:
     """An int argument that is one of the size's dims (topk's k), not a fixed value."""
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
 
     _write(project, COUNTED + COUNTED_MAKER)
     spec = load_spec("bad")
@@ -402,7 +402,7 @@ def test_fused_moe_routing(seed: int) -> None:
     and the grid holds k=1 with every token on one expert and experts that get no token."""
     import torch
 
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
 
     spec = load_spec("fused_moe")
     one_expert_k1 = idle = False
@@ -427,8 +427,8 @@ def test_fused_moe_routing(seed: int) -> None:
 
 def test_fused_moe_bench_routing_is_balanced() -> None:
     """Bench shapes touch min(E, M*k) experts, each with M*k/E slots (+-1): cost() is exact."""
-    from kernelgen.inputs import make_inputs
     from kernelgen.spec import BenchShape
+    from kernelgen.spec.inputs import make_inputs
 
     spec = load_spec("fused_moe")
     for m, e, k in ((5, 16, 3), (40, 16, 3), (1, 128, 8)):
@@ -442,7 +442,7 @@ def test_fused_moe_bench_routing_is_balanced() -> None:
 def test_fused_moe_torch_baselines() -> None:
     """The reference in fp16 is fp32 math rounded once (torch's yardstick for the error ratio),
     and the eager peer agrees with it: both well inside the verifier's tolerance."""
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
     from kernelgen.verify import checks
 
     spec = load_spec("fused_moe")
@@ -536,7 +536,7 @@ def test_decode_attn_inputs(seed: int) -> None:
     page no request owns; finite live values except under `specials`."""
     import torch
 
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
 
     spec = load_spec("decode_attn")
     for case in (c for c in spec.cases if c.interpreter):
@@ -554,8 +554,8 @@ def test_decode_attn_inputs(seed: int) -> None:
 def test_decode_attn_bench_batches() -> None:
     """Bench batches as named: exact lengths (cost() is exact there), one spare page, a table
     as wide as the longest request; drawn with 1 head and D = 1 to stay small."""
-    from kernelgen.inputs import make_inputs
     from kernelgen.spec import BenchShape
+    from kernelgen.spec.inputs import make_inputs
 
     spec = load_spec("decode_attn")
     for shape in spec.data.bench:
@@ -570,7 +570,7 @@ def test_decode_attn_torch_baselines() -> None:
     """The reference in the case dtype is fp32 math rounded once (torch's yardstick for the
     error ratio), and the SDPA peer agrees with it: both inside the verifier's tolerance, NaN
     and infinities where float64 has them."""
-    from kernelgen.inputs import case_inputs
+    from kernelgen.spec.inputs import case_inputs
     from kernelgen.verify import checks
 
     spec = load_spec("decode_attn")

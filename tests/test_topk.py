@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kernelgen.inputs import case_inputs
 from kernelgen.spec import Case, OpSpec, ScalarInput, load_spec
+from kernelgen.spec.inputs import case_inputs
 
 
 @pytest.fixture(scope="module")

@@ -24,10 +24,10 @@ from workers_helpers import (  # noqa: E402
     verdicts,
 )
 
-from kernelgen import workers  # noqa: E402
 from kernelgen.cli import app  # noqa: E402
 from kernelgen.errors import KernelgenError, UsageError  # noqa: E402
-from kernelgen.optimize import open_workers, optimize_op  # noqa: E402
+from kernelgen.run import workers  # noqa: E402
+from kernelgen.run.optimize import open_workers, optimize_op  # noqa: E402
 
 
 def test_killed_worker_loses_nothing(inside: Path, one_worker: dict[str, tuple]) -> None:

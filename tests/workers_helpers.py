@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kernelgen.optimize import OptimizeOptions
+from kernelgen.run.optimize import OptimizeOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 OP = "silu_and_mul"
@@ -155,7 +155,7 @@ def optimize_killing_one(
     """An optimize run over `pool` during which the worker judging r01-c01 is killed: the run's
     summary and the killer. Checks what every such run must show: the kill happened while the
     candidate was pending, that worker is the only death, and its candidate was put back."""
-    from kernelgen.optimize import optimize_op
+    from kernelgen.run.optimize import optimize_op
 
     watch = Watch()
     killer = Killer(lambda: pool, "r01-c01", kill)

@@ -20,8 +20,8 @@ def main(argv: list[str]) -> int:
     import torch
 
     from kernelgen.bench.worker import _load, select_shapes
-    from kernelgen.inputs import case_seed, make_inputs
     from kernelgen.spec import load_spec
+    from kernelgen.spec.inputs import case_seed, make_inputs
 
     if len(argv) != 4:
         raise ValueError(f"expected OP FILE SHAPE SEED, got {argv}")

@@ -224,7 +224,7 @@ def _int(value: Any) -> int | None:
 
 def _input_sets(spec: OpSpec, shape: BenchShape, seed: int) -> list[list[Any]]:
     """Several input sets from different seeds ("normal" values: never zeros)."""
-    from kernelgen.inputs import case_seed, make_inputs
+    from kernelgen.spec.inputs import case_seed, make_inputs
 
     def make(i: int) -> list[Any]:
         s = case_seed(seed, f"bench/{shape.name}/{i}")

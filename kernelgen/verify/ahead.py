@@ -230,7 +230,7 @@ def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout
     decode_attn's took 6.7 s a run)."""
     import torch
 
-    from kernelgen.inputs import make_inputs, torch_dtype
+    from kernelgen.spec.inputs import make_inputs, torch_dtype
     from kernelgen.verify.truth import meta
 
     if spec.make_inputs is not None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from kernelgen.inputs import case_inputs, case_seed
 from kernelgen.spec import Case, OpSpec
+from kernelgen.spec.inputs import case_inputs, case_seed
 from kernelgen.verify.protocol import Shared, TensorMeta
 from kernelgen.verify.tensors import lend, storage_digest, whole
 

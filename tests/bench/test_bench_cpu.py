@@ -256,8 +256,8 @@ class _Seen:
 
 def _fake_gpu(monkeypatch: pytest.MonkeyPatch, cuda_ok: bool = True) -> None:
     from kernelgen.bench import worker
-    from kernelgen.inputs import make_inputs
     from kernelgen.records import PeerTime
+    from kernelgen.spec.inputs import make_inputs
 
     _Seen.timed, _Seen.options = [], []
 

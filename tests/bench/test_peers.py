@@ -130,8 +130,8 @@ _TIMES = {"seed": 30.0, "eager": 999.0, "compile": 999.0}
 
 def _fake_worker_gpu(monkeypatch: pytest.MonkeyPatch, method: timing.Method = "graph") -> dict:
     from kernelgen.bench import worker
-    from kernelgen.inputs import make_inputs
     from kernelgen.records import Ceilings, Environment
+    from kernelgen.spec.inputs import make_inputs
 
     monkeypatch.chdir(ROOT)
     monkeypatch.delenv("KERNELGEN_ROOT", raising=False)

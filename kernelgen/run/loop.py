@@ -33,7 +33,7 @@ from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_pat
 from kernelgen.verify import Evaluator, target, verify_candidate
 
 if TYPE_CHECKING:
-    from kernelgen.workers import Pool
+    from kernelgen.run.workers import Pool
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
@@ -232,7 +232,7 @@ class Loop:
             self._save(rec)
             return rec
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             # An earlier candidate with this source that is still being judged is waited
             # for: the first in record order is the one judged, as below.
@@ -323,7 +323,7 @@ class Loop:
         self.observer.event(f"running {best}'s small cases under compute-sanitizer")
         path = store.candidate_path(self.op, self.run.id, best)
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             failure, tools = loop_pool.sanitize(self, best, path)
         else:
@@ -353,7 +353,7 @@ class Loop:
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
         """Time an accepted candidate against the best, interleaved; keep it if it wins."""
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             return loop_pool.bench(self, rec)
         from kernelgen.bench import accepts, bench_files, speedup
@@ -453,7 +453,7 @@ class Loop:
 
         self.observer.event(f"tuning {parent.id}")
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             tuned = tune_source(self.spec, source, timer=loop_pool.tuner(self.pool))
         else:
@@ -487,7 +487,7 @@ class Loop:
         """Returns False when the proposer had nothing more to offer."""
         chains = self.chains(round_no)
         if self.pool is not None:  # every chain at once, over the pool's workers
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             if chains and not self.out_of_budget():
                 loop_pool.finish_chains(self, chains, round_no)
@@ -514,7 +514,7 @@ class Loop:
         # Proposals already paid for are judged even when the budget ran out meanwhile; the
         # budget stops the next request, not the judging of what arrived.
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             loop_pool.finish_chains(self, [[rec] for rec in records], round_no)
             return True
@@ -526,7 +526,7 @@ class Loop:
         """What a run needs before its first round: on CUDA the seed's verdict (deadlines) and
         its timings (what the first candidate is benched and shown against)."""
         if self.pool is not None:
-            from kernelgen import loop_pool
+            from kernelgen.run import pooled as loop_pool
 
             return loop_pool.prepare(self)
         if self.device == "cuda":

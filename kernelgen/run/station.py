@@ -1,7 +1,7 @@
 """One evaluation worker's side: a judge bound to one device, taking jobs and returning what it
 found. It never writes the run's store: the parent (workers.py) is the one writer.
 
-A station lives in a process of its own, a local worker (`python -m kernelgen.station`, started
+A station lives in a process of its own, a local worker (`python -m kernelgen.run.station`, started
 by workers.py with CUDA_VISIBLE_DEVICES naming its one GPU) or a Ray actor (ray_pool.py, where
 Ray names the GPU), so "cuda" in it is its GPU and nothing else. It keeps one Evaluator for its
 life (ground truth, warm runners, compile cache, deadlines): each worker judges its candidates in
@@ -218,7 +218,7 @@ class Station:
 
 
 def serve(requests: int, replies: int) -> None:
-    """`python -m kernelgen.station NAME REQUEST_FD REPLY_FD`: the config on the first line,
+    """`python -m kernelgen.run.station NAME REQUEST_FD REPLY_FD`: the config on the first line,
     then one job a line; a Ready line, then one Outcome a line. Pipes, not stdout, carry the
     protocol: what the judge's libraries print cannot be read as an answer."""
     inbox = os.fdopen(requests, "r", encoding="utf-8")

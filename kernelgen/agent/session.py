@@ -29,10 +29,9 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelgen import loop, paths, store
+from kernelgen import paths, store
 from kernelgen.bench.profile import ProfileResult
 from kernelgen.errors import NoDeviceError, UsageError
-from kernelgen.optimize import CandidateSummary, maybe_promote
 from kernelgen.propose.base import Context, Proposal
 from kernelgen.records import (
     BenchRecord,
@@ -44,6 +43,8 @@ from kernelgen.records import (
     Transcript,
     Usage,
 )
+from kernelgen.run import loop
+from kernelgen.run.optimize import CandidateSummary, maybe_promote
 from kernelgen.spec import load_spec
 
 if TYPE_CHECKING:

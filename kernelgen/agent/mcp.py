@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from kernelgen import agent
+from kernelgen.agent import session as agent
 from kernelgen.errors import KernelgenError
 
 T = TypeVar("T")

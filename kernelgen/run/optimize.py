@@ -7,16 +7,17 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from kernelgen import loop, store
-from kernelgen.catalog import manifest
+from kernelgen import store
 from kernelgen.config import load_settings
 from kernelgen.errors import KernelgenError, UsageError
+from kernelgen.package.catalog import manifest
 from kernelgen.propose.base import Proposer
 from kernelgen.records import Budget, CandidateRecord, Category, PromoteBench, RunRecord
+from kernelgen.run import loop
 from kernelgen.spec import known_ops, load_spec
 
 if TYPE_CHECKING:
-    from kernelgen.workers import Pool
+    from kernelgen.run.workers import Pool
 
 
 class OptimizeOptions(BaseModel):
@@ -120,13 +121,13 @@ def make_proposer(
 
         timer = None
         if pool is not None:
-            from kernelgen.loop_pool import tuner
+            from kernelgen.run.pooled import tuner
 
             timer = tuner(pool)
         return TuneProposer(load_spec(op), options.device, skip=skip, timer=timer)
     if name == "agent":
         # An agent pushes its candidates (kernelgen agent submit): resuming asks it for nothing.
-        from kernelgen.agent import AgentProposer
+        from kernelgen.agent.session import AgentProposer
 
         return AgentProposer()
     if not options.source:
@@ -160,9 +161,9 @@ def open_workers(op: str, device: str, options: OptimizeOptions) -> Pool | None:
     import random
 
     from kernelgen import paths
-    from kernelgen.station import StationConfig
+    from kernelgen.run.station import StationConfig
+    from kernelgen.run.workers import open_pool
     from kernelgen.verify import target
-    from kernelgen.workers import open_pool
 
     config = StationConfig(
         op=op,
@@ -237,7 +238,7 @@ def _optimize(
             observer=observer,
             pool=pool,
         )
-    from kernelgen.workers import PoolLost
+    from kernelgen.run.workers import PoolLost
 
     try:
         run = runner.run_loop()
@@ -271,13 +272,13 @@ def maybe_promote(run: RunRecord, observer: loop.Observer, pool: Pool | None = N
     entry = manifest().get(run.op)
     if isinstance(entry, dict) and entry.get("run_id") and entry.get("candidate_id"):
         from kernelgen.bench import accepts, bench_files
-        from kernelgen.catalog import generated_source
+        from kernelgen.package.catalog import generated_source
 
         _, lib_path = generated_source(run.op)
         best_path = store.candidate_path(run.op, run.id, run.best)
         observer.event("benchmarking the best against the library's kernel")
         if pool is not None:
-            from kernelgen.loop_pool import promote_bench
+            from kernelgen.run.pooled import promote_bench
 
             mine, theirs = promote_bench(
                 pool, run.op, run.best, best_path.read_text(), lib_path.read_text()

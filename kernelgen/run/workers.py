@@ -29,7 +29,7 @@ from typing import Protocol
 
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.records import Environment
-from kernelgen.station import Job, Outcome, Ready, StationConfig
+from kernelgen.run.station import Job, Outcome, Ready, StationConfig
 
 START_TIMEOUT_S = 300.0  # torch import on a loaded host, and CUDA start
 MAX_ATTEMPTS = 3
@@ -117,7 +117,7 @@ def local_slots(value: str, device: str) -> list[str]:
 
 
 class LocalWorker:
-    """A `python -m kernelgen.station` process and its two protocol pipes."""
+    """A `python -m kernelgen.run.station` process and its two protocol pipes."""
 
     def __init__(self, name: str, visible: str, config: StationConfig, folder: Path):
         from kernelgen.verify.sandbox import _child_setup
@@ -129,7 +129,7 @@ class LocalWorker:
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": visible, "KERNELGEN_ROOT": config.root}
         self._err = open(folder / f"{name}.stderr", "wb")  # noqa: SIM115 - lives as the worker
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kernelgen.station", name, str(req_r), str(rep_w)],
+            [sys.executable, "-m", "kernelgen.run.station", name, str(req_r), str(rep_w)],
             stdin=subprocess.DEVNULL,
             stdout=self._err,
             stderr=self._err,
@@ -416,7 +416,7 @@ def open_pool(
 ) -> Pool:
     """The pool `--gpus` / `--ray` ask for: Ray actors on a cluster, or local workers."""
     if ray is not None:
-        from kernelgen import ray_pool  # only here: Ray is an optional extra
+        from kernelgen.run import ray_pool  # only here: Ray is an optional extra
 
         return ray_pool.open_ray_pool(config, ray, gpus)
     assert gpus is not None

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 from kernelgen import store
 from kernelgen.records import BenchRecord, CandidateRecord
-from kernelgen.workers import Pool, PoolLost, WorkerLost
+from kernelgen.run.workers import Pool, PoolLost, WorkerLost
 
 if TYPE_CHECKING:
     from kernelgen.bench.worker import TuneResult
-    from kernelgen.loop import Loop
     from kernelgen.propose.tune import Timer
+    from kernelgen.run.loop import Loop
     from kernelgen.verify.checks import Failure
 
 
@@ -90,7 +90,7 @@ def twin(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord | Non
 
 
 def verify(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord:
-    from kernelgen.loop import _with_verdict
+    from kernelgen.run.loop import _with_verdict
 
     pool = _pool(loop)
     path = store.candidate_path(loop.op, loop.run.id, rec.id)

@@ -45,8 +45,8 @@ def verify_files(
             for f in files
         ]
     from kernelgen import paths
-    from kernelgen.station import StationConfig
-    from kernelgen.workers import WorkerLost, open_pool
+    from kernelgen.run.station import StationConfig
+    from kernelgen.run.workers import WorkerLost, open_pool
 
     config = StationConfig(
         op=op,

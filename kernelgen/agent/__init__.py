@@ -1,0 +1,1 @@
+"""The agent session (`kernelgen agent`) and its MCP face (`kernelgen mcp`)."""
