@@ -13,9 +13,9 @@ device mode records the kernel.
 
     python scripts/graph_dispatch.py OUT.json [--ops OP...]
 
-Session 18's H200 call ran this script's first form (e530064), which timed the same calls with
-the library asking each call whether its stream captured (evaluations/logs/h200-20261204-
-session18/call1-graph.log).
+Its first form (e530064) ran on the H200 on 2026-12-04 and timed the same calls with the library
+asking each call whether its stream captured
+(evaluations/logs/h200-20261204-graph-dispatch-library-bench/call1-graph.log).
 """
 
 from __future__ import annotations

@@ -186,11 +186,12 @@ def config_lookup(op: str, index: int | None = None) -> Callable[..., Config]:
 # a call costs its device time alone, so the answer above, which weighs host time at decode
 # shapes, leaves wins out: on the H200, inside a graph, softmax 1x32000 takes 5.5 us in the
 # kernel and 13.0 in torch's op, a routed F.rms_norm 1x4096 2.1 against 7.9, router_gemm
-# 16x192x4096 4.9 against 15.4 (evaluations/logs/h200-20261204-session18). The library does not
-# ask on each call whether the stream captures: asking cost a routed F.rms_norm 1.5-6.6 us of
-# host time a call there (same logs). A process whose steps run as CUDA graphs says so instead:
-# set_dispatch("device") (or KERNELGEN_OPS_DISPATCH=device) judges every row by device time
-# alone (takes_kernel_on_device), from the warm-up on, so the capture finds its kernels loaded.
+# 16x192x4096 4.9 against 15.4 (evaluations/logs/h200-20261204-graph-dispatch-library-bench).
+# The library does not ask on each call whether the stream captures: asking cost a routed
+# F.rms_norm 1.5-6.6 us of host time a call there (same logs). A process whose steps run as
+# CUDA graphs says so instead: set_dispatch("device") (or KERNELGEN_OPS_DISPATCH=device) judges
+# every row by device time alone (takes_kernel_on_device), from the warm-up on, so the capture
+# finds its kernels loaded.
 
 MODES = ("measured", "device", "kernel", "torch")
 MAX_DISTANCE = 2.0  # log2 steps, summed over the bucket's dims: a factor 4 in one dim
@@ -278,19 +279,21 @@ def takes_kernel_on_device(row: Mapping[str, Any], routed: bool) -> bool:
 # op, where its device time decided its figure, costs the same. On the H200's host the public
 # call forced onto the kernel took 7.9 us a call, and 12.8 a few minutes later (softmax 1x32000;
 # rms_norm 1x4096: 9.2 and 15.2, torch's F.rms_norm 10.1 and 16.2, while torch.softmax stayed at
-# its device time, 11.0 and 11.2: scripts/host_overhead.py, session 17's calls 1 and 4), and
+# its device time, 11.0 and 11.2: scripts/host_overhead.py, 2026-12-04, calls 1 and 4 of
+# evaluations/logs/h200-20261204-softmax-remeasure-routed-bench), and
 # the library bench saw the same call at 9.5 and 14.8 us. So a launch-bound row is judged as on
 # a host slower by HOST_SLOWDOWN, the worst measured (15.24 / 9.22), rounded up: the kernel's
 # figure scaled by it, torch's too where its host time decided it, and a routed call adds the
 # route's cost. (No shipped row answers differently at 1.65, the value the bench record
-# evaluations/library/bench-20261204T151615Z.json was measured under; a CPU check of session 17.)
+# evaluations/library/bench-20261204T151615Z.json was measured under; checked on CPU, 2026-12-04.)
 HOST_SLOWDOWN = 1.66
 # What a routed call to the kernel costs on top of the public call's (the route, its checks,
 # one more frame), in us of host time. On the H200's host, 2026-12-04: 2.6-5.6 us
 # (scripts/host_overhead.py, routed_kernel_minus_plain less public_minus_eager, softmax and
-# rms_norm at their first two decode shapes, session 17's call 1), 3.1-7.2 in session 16, and up
-# to 9.9 us (scripts/bench_library.py, routed against kernelgen_ops at softmax 64x151936): the
-# worst, rounded up.
+# rms_norm at their first two decode shapes; call 1 of the log
+# h200-20261204-softmax-remeasure-routed-bench), 3.1-7.2 earlier that day (call 4 of
+# h200-20261204-host-floor-before-after), and up to 9.9 us (scripts/bench_library.py, routed
+# against kernelgen_ops at softmax 64x151936): the worst, rounded up.
 ROUTED_KERNEL_US = 10.0
 DISPATCH_MARGIN = 0.02  # promotion's floor (kernelgen.package.DISPATCH_MARGIN)
 

@@ -29,7 +29,7 @@ VARIANTS = ("a", "b")
 # and with torch's default (a thread per core) 8 x 16 threads held back the runner starting
 # beside it on the H200's 16 cores: ready 12.2 s after its spawn beside silu_and_mul's truth,
 # 8.4 s with 4 threads (7.8 s alone), the truth itself as fast (5.6 s against 5.3;
-# scripts/probe_start.py, evaluations/logs/h200-20261202-session9).
+# scripts/probe_start.py, evaluations/logs/h200-20261202-runner-start-agent-topk-tune).
 TRUTH_INTRA_OP = 4
 
 
