@@ -83,20 +83,38 @@ class _Strict(BaseModel):
 
 
 class TensorInput(_Strict):
-    kind: Literal["tensor"] = "tensor"
-    name: str
-    shape: list[str | int] = Field(description="dim names from the size's dims, or literal ints")
-    dtype: TensorDType = "case"
-    dist: Dist | None = Field(None, description="overrides the case's distribution")
+    kind: Literal["tensor"] = Field("tensor", description="a tensor argument (may be left out)")
+    name: str = Field(description="the reference's parameter name, in the order of its signature")
+    shape: list[str | int] = Field(
+        description="one entry per dim: a dim name of the size's dims, `k*name`, `name/q` "
+        "(ceil(dim / q) blocks), or a literal int"
+    )
+    dtype: TensorDType = Field(
+        "case",
+        description="`case`: the case's dtype; any other keeps this dtype in every case (fp32 "
+        "router weights, e4m3 operands); integer and bool inputs need the reference's own "
+        "make_inputs",
+    )
+    dist: Dist | None = Field(
+        None, description="this input's value distribution, in place of the case's"
+    )
     offset: float = Field(0.0, description="added to every value (a norm weight around 1, say)")
-    layout_varies: bool = Field(True, description="non-contiguous sizes apply to this input")
+    layout_varies: bool = Field(
+        True,
+        description="a size's `layout` (strided, transposed) applies to this input; False keeps "
+        "it contiguous (weights, caches, index tables)",
+    )
 
 
 class ScalarInput(_Strict):
-    kind: Literal["scalar"] = "scalar"
-    name: str
+    kind: Literal["scalar"] = Field(
+        "scalar",
+        description="a Python number passed as is (eps, a scale, k); write it in SPEC, where "
+        "an input without `kind` is a tensor",
+    )
+    name: str = Field(description="the reference's parameter name, in the order of its signature")
     value: float | int | bool | None = Field(
-        None, description="benchmarks use it; cases too, without draw"
+        None, description="benchmarks use it; correctness cases too, unless `draw` is given"
     )
     dim: str | None = Field(
         None,
@@ -153,38 +171,75 @@ Input = Annotated[
 
 
 class Size(_Strict):
-    name: str
-    dims: dict[str, int]
-    shapes: dict[str, list[int]] = Field(
-        default_factory=dict, description="per-input shape overriding `shape` (other ranks)"
+    name: str = Field(description="unique among the sizes; names the case (`odd/float32/wide`)")
+    dims: dict[str, int] = Field(
+        description="a value for every dim name that the inputs' shapes, `reduction` and "
+        "`bucket` use"
     )
-    layout: Layout = "contiguous"
-    interpreter: bool = Field(False, description="small enough for the CPU interpreter")
-    dtypes: list[DType] | None = None
-    dists: list[Dist] | None = None
+    shapes: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="per-input literal shape overriding its `shape` (another rank: a 1-D or "
+        "3-D x over the same rows and cols)",
+    )
+    layout: Layout = Field(
+        "contiguous", description="the memory layout of the inputs whose `layout_varies`"
+    )
+    interpreter: bool = Field(
+        False,
+        description="small enough for Triton's CPU interpreter: its float32 and float16 cases "
+        "run on CPU (bf16 never does); GPU-only sizes leave it False",
+    )
+    dtypes: list[DType] | None = Field(
+        None, description="the dtypes this size runs in, in place of SPEC's `dtypes`"
+    )
+    dists: list[Dist] | None = Field(
+        None, description="the distributions this size runs with, in place of SPEC's `dists`"
+    )
 
 
 class BenchShape(_Strict):
-    name: str
-    dims: dict[str, int]
-    shapes: dict[str, list[int]] = Field(default_factory=dict)
-    dtype: DType = "bfloat16"
+    name: str = Field(description="unique among the bench shapes; names its timings")
+    dims: dict[str, int] = Field(description="a value for every dim name, as a size's")
+    shapes: dict[str, list[int]] = Field(
+        default_factory=dict, description="per-input literal shape overriding its `shape`"
+    )
+    dtype: DType = Field("bfloat16", description="the dtype it is timed in")
 
 
 class Tolerance(_Strict):
-    rtol: float
-    atol: float
+    rtol: float = Field(description="relative tolerance against the float64 ground truth")
+    atol: float = Field(
+        description="absolute tolerance; with a `reduction` dim, times max(1, log2 of its length)"
+    )
 
 
 class SpecData(_Strict):
-    inputs: list[Input]
-    dtypes: list[DType]
-    dists: list[Dist] = Field(min_length=2)
-    sizes: list[Size] = Field(min_length=1)
-    bench: list[BenchShape] = Field(min_length=1)
-    reduction: str | None = Field(None, description="dim whose length grows atol")
-    bucket: list[str] = Field(default_factory=list, description="dims that key tuned configs")
-    tolerances: dict[DType, Tolerance] = Field(default_factory=dict)
+    inputs: list[Input] = Field(
+        description="the reference's parameters in order: tensors, and scalars with "
+        '`kind: "scalar"`'
+    )
+    dtypes: list[DType] = Field(description="the case dtypes every size runs in by default")
+    dists: list[Dist] = Field(
+        min_length=2, description="the value distributions every size runs with by default"
+    )
+    sizes: list[Size] = Field(
+        min_length=1, description="correctness sizes; cases are sizes x dtypes x dists"
+    )
+    bench: list[BenchShape] = Field(
+        min_length=1, description="the shapes a candidate is timed at (CUDA)"
+    )
+    reduction: str | None = Field(
+        None, description="the dim summed over: atol grows with log2 of its length"
+    )
+    bucket: list[str] = Field(
+        default_factory=list,
+        description="dims that key tuned configs and dispatch rows, each rounded up to a power "
+        "of two (`TUNED` keys like `16x32768`)",
+    )
+    tolerances: dict[DType, Tolerance] = Field(
+        default_factory=dict,
+        description="per-dtype (rtol, atol) where torch.testing's defaults do not fit",
+    )
     error_ratio: float = Field(
         2.0, gt=1.0, description="max candidate error / torch's error in the same dtype"
     )
@@ -235,10 +290,10 @@ class SpecData(_Strict):
 class Case(_Strict):
     """One correctness case: a size in one dtype with one value distribution."""
 
-    name: str
-    size: Size
-    dtype: DType
-    dist: Dist
+    name: str = Field(description="`size/dtype/dist`")
+    size: Size = Field(description="the size it was made from (`case.size.layout`, ...)")
+    dtype: DType = Field(description="the case dtype")
+    dist: Dist = Field(description="the value distribution")
     fixed_dtypes: tuple[DType, ...] = Field(
         (), description="float dtypes of the inputs that keep their own (not the case's)"
     )
@@ -261,8 +316,8 @@ Precision = Literal["bf16", "fp8"]
 
 
 class Cost(_Strict):
-    bytes: int = Field(ge=0)
-    flops: int = Field(ge=0)
+    bytes: int = Field(ge=0, description="the bytes one call must move, at the least")
+    flops: int = Field(ge=0, description="the flops one call must do")
     flops_at: Precision = Field(
         "bf16", description="the tensor-core precision the flops run at (fp8: twice bf16's rate)"
     )
