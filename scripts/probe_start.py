@@ -1,4 +1,4 @@
-"""Where a fresh judge's runner start goes (run on the H200, after `. scripts/h200_env.sh`).
+"""Where a fresh judge's runner start goes (run on the GPU, after `. scripts/gpu/env.sh`).
 
 A fresh judge starts its judging runner and draws the run's ground truth side by side; on the
 H200 the runner was ready 7-8 s after the truth, 9-13 s after it was spawned. This times, per

@@ -1,4 +1,4 @@
-"""An agent plan that re-measures kernels the library ships, unchanged (scripts/h200_agent.py).
+"""An agent plan that re-measures kernels the library ships, unchanged (scripts/agent_plan.py).
 
     python scripts/remeasure_plan.py OP [OP ...] [--why "what changed"] [--resume OP=RUN] \
         > plan.json

@@ -12,7 +12,7 @@ This lives beside optimize.py rather than in propose/: it drives a Loop from out
 proposer the loop calls. Every function opens the run from the store and leaves everything there,
 so one process per shell command and a long-lived server can share them unchanged; a lock on the
 run folder keeps two submissions to one run from taking the same candidate id. A long-lived
-session (the MCP server, scripts/h200_agent.py) also keeps each run's judge between calls
+session (the MCP server, scripts/agent_plan.py) also keeps each run's judge between calls
 (`kept_judges`), as the loop keeps one judge per run.
 """
 

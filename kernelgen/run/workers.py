@@ -194,7 +194,7 @@ class LocalWorker:
 
 def worker_names(slots: list[str]) -> list[str]:
     """gpu<N> for a worker on GPU N, cpu<i> for the i-th slot on the CPU; a second and third
-    worker on one GPU (scripts/h200_workers.py) are gpu<N>.1, gpu<N>.2. Named before they start:
+    worker on one GPU (scripts/shared_workers.py) are gpu<N>.1, gpu<N>.2. Named before they start:
     a worker puts its name on every outcome it sends."""
     base = [f"gpu{v}" if v else f"cpu{i}" for i, v in enumerate(slots)]
     return [b if base.index(b) == i else f"{b}.{base[:i].count(b)}" for i, b in enumerate(base)]

@@ -1,11 +1,11 @@
-"""Issue [R], item 5, on a one-GPU H200: several evaluation workers sharing the one GPU give the
+"""Issue [R], item 5, on a one-GPU machine: several evaluation workers sharing the one GPU give the
 same verdicts as one worker. Per operator, the seed and its negative controls (tests/verify/
 controls.py: zeros, empty_like, passthrough, torch fallbacks, reference plus noise, lower
 precision) are judged by a pool of one worker, then by a pool of K workers all on GPU 0
 (workers.py, each its own process and sandboxes); the verdicts (outcome, category, each case's
 status) must be equal, timings and workers aside.
-    python scripts/h200_workers.py OUT_DIR [--ops softmax,silu_and_mul,rms_norm] [--workers 3]
-Writes OUT_DIR/h200_workers.json after each operator (the workers' stderr under OUT_DIR/logs),
+    python scripts/shared_workers.py OUT_DIR [--ops softmax,silu_and_mul,rms_norm] [--workers 3]
+Writes OUT_DIR/workers.json after each operator (the workers' stderr under OUT_DIR/logs),
 prints each verdict as it comes, and exits 1 when a verdict differs; past --budget-s it stops
 with what it has.
 """
@@ -119,7 +119,7 @@ def main() -> None:
     import torch
 
     if args.device == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("h200_workers.py needs a CUDA device (or --device cpu for a smoke run)")
+        raise SystemExit("shared_workers.py needs a CUDA device (or --device cpu for a smoke run)")
     gpu = "0" if args.device == "cuda" else ""
     record: dict = {"device": args.device, "workers": args.workers, "ops": {}, "equal": True}
     deadline = time.monotonic() + args.budget_s
@@ -140,7 +140,7 @@ def main() -> None:
             + ("same verdicts" if not diff else f"DIFFER on {', '.join(diff)}"),
             flush=True,
         )
-        (args.out / "h200_workers.json").write_text(json.dumps(record, indent=2))
+        (args.out / "workers.json").write_text(json.dumps(record, indent=2))
     sys.exit(0 if record["equal"] else 1)
 
 

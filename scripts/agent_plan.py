@@ -1,6 +1,6 @@
-"""Be the agent on the H200: the rewrites of a plan, submitted through kernelgen's agent session.
+"""Be the agent on the GPU: the rewrites of a plan, submitted through kernelgen's agent session.
 
-    python scripts/h200_agent.py PLAN.json --out DIR [--deadline-s 540] [--no-promote]
+    python scripts/agent_plan.py PLAN.json --out DIR [--deadline-s 540] [--no-promote]
 
 PLAN.json is a list of {"op": ..., "file": ..., "note": ..., "run": ...} (the note is the
 candidate's transcript: what was tried and why; "run", optional, continues that agent run of the

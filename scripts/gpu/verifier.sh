@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The verifier on the GPU: its adversarial suite (every cheat rejected, every honest twin
+# accepted, on CUDA), its CUDA deadline, and where an in-run verify's time goes (a seed under
+# compute-sanitizer: scripts/gpu/seeds.sh). On the GPU machine, from the repo root, .whl carried; output under $OUT as it goes.
+#
+#   [STEPS="hang suite"] [SHARDS=3] [SUITE_S=330] [SUITE_K="6_race or honest"] [SUITE=FILES]
+#   [TESTS=tests/verify] [PROFILE_OPS=rms_norm] [PROFILE_S=120]
+#     bash scripts/gpu/verifier.sh [NODE_ID ...]
+#
+# Steps, in this order (STEPS picks):
+#   hang      tests/verify/test_deadlines.py's GPU tests alone (their bound is wall time):
+#             $OUT/suite-hang.log
+#   suite     the GPU tests of SUITE (default tests/verify/test_holes.py), or the node ids given,
+#             or those SUITE_K selects (as pytest -k), in SHARDS pytest processes side by side:
+#             each cheat is a fresh source whose first minute is compile-ahead and process start,
+#             which leave the GPU idle. Each shard is cut at SUITE_S seconds. $OUT/suite-N.log,
+#             and every verdict as it comes (category, reason, wall) in
+#             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest
+#   tests     every GPU test under TESTS (default tests/verify) in one process, -x
+#   profile   scripts/profile_verify.py --ops PROFILE_OPS: an in-run verify sampled, and the
+#             round-trip floor of a judged call ($OUT/profile/); cut at PROFILE_S seconds
+. scripts/gpu/env.sh
+STEPS=${STEPS:-hang suite}
+suite=${SUITE:-tests/verify/test_holes.py}
+
+if has hang; then
+  timeout 100 python3 -m pytest -q -m gpu tests/verify/test_deadlines.py -p no:cacheprovider -rA \
+    2>&1 | tail -15 > "$OUT/suite-hang.log"
+  cat "$OUT/suite-hang.log"
+fi
+
+if has suite; then
+  ids=("$@")
+  if [ ${#ids[@]} -eq 0 ]; then
+    # shellcheck disable=SC2086 # SUITE is a list of paths
+    mapfile -t ids < <(python3 -m pytest --collect-only -q -m gpu $suite ${SUITE_K:+-k "$SUITE_K"} \
+      2>/dev/null | grep '::')
+  fi
+  shards=${SHARDS:-3}
+  export KERNELGEN_VERDICT_LOG="$OUT/suite-verdicts.jsonl"
+  for ((s = 0; s < shards; s++)); do
+    mine=()
+    for ((i = s; i < ${#ids[@]}; i += shards)); do mine+=("${ids[$i]}"); done
+    [ ${#mine[@]} -eq 0 ] && continue
+    timeout "${SUITE_S:-330}" python3 -m pytest -v -m gpu -p no:cacheprovider "${mine[@]}" \
+      > "$OUT/suite-$s.log" 2>&1 &
+  done
+  wait
+  unset KERNELGEN_VERDICT_LOG
+  echo "== suite: ${#ids[@]} tests in $shards shards"
+  grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
+  grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300
+fi
+
+if has tests; then
+  # shellcheck disable=SC2086 # TESTS is a list of paths
+  TAIL=30 step tests python3 -m pytest -q -m gpu -x ${TESTS:-tests/verify}
+fi
+
+if has profile; then
+  # shellcheck disable=SC2086 # PROFILE_OPS is a list of operators
+  TAIL=8 step profile timeout "${PROFILE_S:-120}" python3 scripts/profile_verify.py \
+    --ops ${PROFILE_OPS:-rms_norm} --out "$OUT/profile"
+  # Many runner files (compile runners too) and only a few come back: per operator, keep the
+  # newest three (the round-trip runner, the in-run candidate's, the seed's).
+  for d in "$OUT"/profile/*-runners; do
+    # shellcheck disable=SC2012 # the runner files are named by the verifier, without spaces
+    if [ -d "$d" ]; then (cd "$d" && ls -t | tail -n +4 | xargs -r rm -f); fi
+  done
+fi
