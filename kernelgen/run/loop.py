@@ -67,7 +67,7 @@ class Loop:
     observer: Observer = field(default_factory=_Silent)
     records: list[CandidateRecord] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
-    # What earlier sessions of a resumed run spent, so budgets count the whole run.
+    # What a resumed run spent before it was resumed, so budgets count the whole run.
     usage_at_start: Usage = field(default_factory=Usage)
     elapsed_at_start: float = 0.0
     # The run's judge: ground truth, warm runners, compile cache and per-case deadlines, shared
