@@ -163,7 +163,7 @@ SPEC = {
         {"name": "16x151936", "dims": {"rows": 16, "cols": 151936}},
         # A decode batch over a 32k vocabulary. Without it the dispatch table's nearest bucket
         # was 16x151936's and sent this shape to the kernel, where the library bench (H200,
-        # 2026-12-03, session 14) measured it 2.8 us per call over eager in host time.
+        # 2026-12-03) measured it 2.8 us per call over eager in host time.
         {"name": "16x32000", "dims": {"rows": 16, "cols": 32000}},
         # One sequence's decode step over a 152k vocabulary. Without it no bucket was near
         # enough (16x151936's is 4 doublings of rows away) and a routed call kept torch's op,

@@ -51,7 +51,8 @@ SEED = 20261201
 # Host time decides the host target at launch-bound shapes, where a call costs ~10 us and one run
 # of 200 calls moved by +-30% between shapes of one run (2026-12-03): there, at least 1000 calls
 # a run, after a warm-up run. The rounds' trimmed range was still 0.36-0.63 of the median at
-# rms_norm's decode shapes (H200, 2026-12-03, session 14's call 2): 11 rounds, compared in pairs.
+# rms_norm's decode shapes (H200, 2026-12-03, evaluations/logs/
+# h200-20261203-library-bench-workers-host-overhead, call 2): 11 rounds, compared in pairs.
 HOST_RUNS = 11
 HOST_MIN_CALLS = 1000
 HOST_MIN_CALLS_BELOW_US = 30.0  # device time per call under which the floor applies

@@ -145,7 +145,7 @@ def main() -> None:
     print(f"record: {out}")
     _table(record)
     # A process that outlives its work is a bug to find, not to wait for: on the H200 this
-    # script stayed up after its table (session 11). In 60 s every thread's stack is printed
+    # script stayed up after its table (2026-12-03). In 60 s every thread's stack is printed
     # to stderr and the process exits.
     faulthandler.dump_traceback_later(60, exit=True)
 

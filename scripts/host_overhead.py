@@ -193,16 +193,17 @@ def cases() -> Iterator[tuple[str, str, tuple, Callable[[], Any]]]:
     dev, dt = "cuda", torch.bfloat16
     x = torch.randn(1, 32000, device=dev, dtype=dt)
     yield "softmax", "1x32000", (x,), lambda: torch.softmax(x, -1)
-    # The library bench's worst softmax decode shape for host time (session 14, call 3: +2.78 us
-    # over eager, paired by round), where eager is bound by its 13.5 us of device time.
+    # The library bench's worst softmax decode shape for host time (2026-12-03: +2.78 us over
+    # eager, paired by round; evaluations/library/bench-20261203T164653Z.json), where eager is
+    # bound by its 13.5 us of device time.
     x16 = torch.randn(16, 32000, device=dev, dtype=dt)
     yield "softmax", "16x32000", (x16,), lambda: torch.softmax(x16, -1)
     h = torch.randn(1, 4096, device=dev, dtype=dt)
     w = torch.rand(4096, device=dev, dtype=dt) + 0.5
     eager_rms = lambda: torch.nn.functional.rms_norm(h, (4096,), w, 1e-6)  # noqa: E731
     yield "rms_norm", "1x4096", (h, w, 1e-6), eager_rms
-    # The library bench's worst routed shape (sessions 14 and 15: F.rms_norm under use() about
-    # 2 us slower than without, paired by round).
+    # The library bench's worst routed shape (2026-12-03: F.rms_norm under use() about 2 us
+    # slower than without, paired by round).
     h16 = torch.randn(16, 4096, device=dev, dtype=dt)
     eager_rms16 = lambda: torch.nn.functional.rms_norm(h16, (4096,), w, 1e-6)  # noqa: E731
     yield "rms_norm", "16x4096", (h16, w, 1e-6), eager_rms16

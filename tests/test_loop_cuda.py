@@ -220,7 +220,7 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
         return [bench_record(op_, label, speed.get(label, 20.0)) for label, _ in contenders]
 
     monkeypatch.setattr(bench, "bench_files", fake_bench)
-    # The first session dies inside the tuner's child: its record is left pending.
+    # The first optimize dies inside the tuner's child: its record is left pending.
     calls = {"n": 0}
 
     def tune_then_die(spec, src):  # noqa: ANN001, ANN202

@@ -33,7 +33,7 @@ from kernelgen_ops import _runtime  # noqa: E402
 
 INTERPRET = _runtime.INTERPRET
 HAS_CUDA = torch.cuda.is_available() and not INTERPRET
-# Where the kernels run in this session; bf16 only where it is computed faithfully.
+# Where the kernels run in these tests; bf16 only where it is computed faithfully.
 DEVICE = "cuda" if HAS_CUDA else "cpu"
 DTYPES = [torch.float32, torch.float16] + ([torch.bfloat16] if HAS_CUDA else [])
 
@@ -56,7 +56,7 @@ def _no_routing_leaks():
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    # Every test taking `dtype` runs for each dtype this session computes faithfully.
+    # Every test taking `dtype` runs for each dtype this device computes faithfully.
     if "dtype" in metafunc.fixturenames:
         metafunc.parametrize("dtype", DTYPES, ids=lambda d: str(d).removeprefix("torch."))
 

@@ -30,7 +30,7 @@ PHYSICAL_MARGIN = 0.9
 # Hopper's dense fp8 tensor-core rate is twice its bf16 rate (H200: 1979 against 989 TFLOP/s on
 # the datasheet). Derived from the measured bf16 ceiling rather than measured (torch's fp8 matmul
 # takes only some scale layouts): a floor must never be above what the device can do, and the
-# bf16 rate put fp8_gemm's honest prefill times "below the floor" (session 10).
+# bf16 rate put fp8_gemm's honest prefill times "below the floor" (H200, 2026-12-02).
 FP8_OVER_BF16 = 2.0
 
 

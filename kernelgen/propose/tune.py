@@ -212,7 +212,7 @@ class TuneProposer:
         self.spec = spec
         self.device = device
         self.timer = timer  # a pool's (--gpus, --ray): the search spread over its workers
-        self.skip = skip  # proposals already made in an earlier session of this run
+        self.skip = skip  # proposals this run made before it was resumed
         self.usage = Usage()
         self.note: str | None = None
 

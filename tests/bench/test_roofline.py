@@ -86,7 +86,7 @@ def test_shape_timing_row() -> None:
 def test_fp8_flops_run_at_twice_the_bf16_rate() -> None:
     # fp8_gemm 4096x4096x7168 at 800 TFLOP/s bf16: 301 us of bf16 flops, 150 us in fp8. A
     # kernel at 250 us is fast and honest: the bf16 floor calls it impossible (as the H200's
-    # did for an honest 309 us in session 10).
+    # did for an honest 309 us on 2026-12-02).
     flops, nbytes = 2 * 4096 * 4096 * 7168, 100_000_000
     assert roofline.floor_us(nbytes, flops, CEIL, "fp8") == pytest.approx(flops / 16e8)
     assert roofline.shape_timing("s", "bfloat16", nbytes, flops, _pt(250.0), CEIL).suspect

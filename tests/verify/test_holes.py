@@ -132,7 +132,7 @@ def _honest_params(device: str = "cpu") -> list:
 # (truth, warm runners and compile-ahead pool made once), each candidate in runners of its own.
 # One judge at a time: a judge holds its cases' inputs on the GPU, warm runners and a dozen
 # compile runners, and with four suites side by side on the H200 a judge per operator each ran
-# out of memory (session 11). Moving to another operator closes the judge of the last one.
+# out of memory (2026-12-03). Moving to another operator closes the judge of the last one.
 _JUDGES: dict[str, Evaluator] = {}
 
 
