@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +25,8 @@ from kernelgen.records import (
     ShapeTiming,
     now,
 )
+from kernelgen.report.manifest import read_manifest
+from kernelgen.report.ratios import geomean, ratio
 
 
 class _Model(BaseModel):
@@ -116,19 +117,6 @@ class ReportData(_Model):
         for c in self.candidates:
             out[c.status] += 1
         return out
-
-
-def geomean(values: list[float | None]) -> float | None:
-    xs = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    if not xs:
-        return None
-    return math.exp(sum(math.log(v) for v in xs) / len(xs))
-
-
-def ratio(num: float | None, den: float | None) -> float | None:
-    if num is None or den is None or den <= 0:
-        return None
-    return num / den
 
 
 def _peer(t: ShapeTiming, name: str) -> float | None:
@@ -234,8 +222,6 @@ def _rounds(run: RunRecord, cands: list[CandidateRecord], shapes: list[ShapeRow]
 def default_run(op: str) -> str:
     """The run a report shows when none is named: the one whose candidate the library ships
     (what a user reviews: the diff from the seed to what they import), else the latest."""
-    from kernelgen.report.status import read_manifest
-
     shipped = read_manifest().get(op, {}).get("run_id")
     if isinstance(shipped, str) and shipped in store.list_runs(op):
         return shipped

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import statistics
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -20,7 +19,8 @@ from kernelgen.bench.library import NewestBench, StoredBench, newest_record
 from kernelgen.errors import KernelgenError, StoreError
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
 from kernelgen.report.library import LibraryFigures, library_figures
-from kernelgen.report.model import geomean, ratio
+from kernelgen.report.manifest import read_manifest
+from kernelgen.report.ratios import geomean, ratio
 
 
 class OpStatus(BaseModel):
@@ -67,22 +67,6 @@ class OpRow(BaseModel):
     dispatch: str | None = Field(
         None, description="where the library takes the kernel, from configs/<op>.json"
     )
-
-
-def read_manifest(path: Path | None = None) -> dict[str, dict]:
-    """Per-op entries of MANIFEST.json; a missing or odd file means nothing is generated."""
-    path = path or paths.library_dir() / "MANIFEST.json"
-    try:
-        raw = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    if isinstance(raw, dict) and isinstance(raw.get("ops"), dict):
-        raw = raw["ops"]
-    if isinstance(raw, dict) and isinstance(raw.get("ops"), list):
-        raw = {e.get("name") or e.get("op"): e for e in raw["ops"] if isinstance(e, dict)}
-    if not isinstance(raw, dict):
-        return {}
-    return {str(k): v for k, v in raw.items() if k and isinstance(v, dict)}
 
 
 def _candidate(op: str, run_id: str, cand_id: str) -> CandidateRecord | None:
