@@ -375,7 +375,11 @@ def render_status_html(
             if r.proposer:
                 gen += f' <span class="dim">{e(r.proposer)}</span>'
             if r.dispatch:
-                gen += f'<br><small class="dim">{e(r.dispatch)}</small>'
+                # The counts stay in view; the shape lists fold, or a row runs 20 lines tall.
+                gen += (
+                    f'<details class="dispatch"><summary>{e(r.dispatch_brief or "dispatch")}'
+                    f'</summary><small class="dim">{e(r.dispatch)}</small></details>'
+                )
         else:
             gen = '<span class="dim">no</span>'
             if r.candidate:

@@ -67,6 +67,7 @@ class OpRow(BaseModel):
     dispatch: str | None = Field(
         None, description="where the library takes the kernel, from configs/<op>.json"
     )
+    dispatch_brief: str | None = Field(None, description="the dispatch line with counts alone")
 
 
 def _candidate(op: str, run_id: str, cand_id: str) -> CandidateRecord | None:
@@ -151,11 +152,22 @@ def _num(v: object) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def dispatch_summary(op: str) -> str | None:
-    """The library's dispatch table for the op, in a line: where a call takes the kernel per
-    device, where a routed torch call does (the rest of the measured shapes go to torch's op),
-    and where set_dispatch("device") takes it (by device time alone, for CUDA graphs), as the
-    library answers them (kernelgen_ops._runtime.takes_kernel, takes_kernel_on_device)."""
+class Dispatch(BaseModel):
+    """The library's dispatch table for an operator, said twice: in full, with every shape, and
+    in brief, with counts alone (the status page shows the brief and folds the full line under it,
+    so that a row of twelve shapes stays a few lines tall)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    full: str
+    brief: str
+
+
+def dispatch_summary(op: str) -> Dispatch | None:
+    """Where a call takes the kernel per device, where a routed torch call does (the rest of the
+    measured shapes go to torch's op), and where set_dispatch("device") takes it (by device time
+    alone, for CUDA graphs), as the library answers them (kernelgen_ops._runtime.takes_kernel,
+    takes_kernel_on_device), from generated/kernelgen_ops/configs/<op>.json."""
     # The library's own rule, so the page cannot say other than the library does; imported
     # here, as the page is drawn, since it brings torch and triton with it.
     from kernelgen_ops._routing import ROUTABLE
@@ -165,7 +177,7 @@ def dispatch_summary(op: str) -> str | None:
         data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
     except (OSError, ValueError):
         return None
-    parts = []
+    full, brief = [], []
     for device, table in sorted((data.get("dispatch") or {}).items()):
         if not isinstance(table, dict):
             continue
@@ -174,16 +186,22 @@ def dispatch_summary(op: str) -> str | None:
         # Only torch's softmax and rms_norm are routed (enable(), use()).
         routed = [str(r.get("shape")) for r in rows if takes_kernel(r, op in ROUTABLE)]
         where = ", ".join(won) if won else "no shape"
-        line = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)} ({where})"
+        head = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)}"
+        line, short = f"{head} ({where})", head
         if routed != won:
             line += f", routed at {len(routed)} ({', '.join(routed) or 'none'})"
+            short += f", routed at {len(routed)}"
         # By device time a routed call answers as a direct one: no route is paid in a graph.
         graphs = [str(r.get("shape")) for r in rows if takes_kernel_on_device(r, routed=False)]
         if graphs != won or routed != won:
             where = ", ".join(graphs) or "none"
             line += f"; by device time (CUDA graphs) at {len(graphs)} ({where})"
-        parts.append(line)
-    return "; ".join(parts) or None
+            short += f"; by device time at {len(graphs)}"
+        full.append(line)
+        brief.append(short)
+    if not full:
+        return None
+    return Dispatch(full="; ".join(full), brief="; ".join(brief))
 
 
 def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = None) -> OpRow:
@@ -208,8 +226,10 @@ def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = Non
         module=f"generated/kernelgen_ops/{op}.py" if module.is_file() else None,
         latest_run=runs[-1] if runs else None,
         proposer=entry.get("proposer") if isinstance(entry.get("proposer"), str) else None,
-        dispatch=dispatch_summary(op) if entry else None,
     )
+    dispatch = dispatch_summary(op) if entry else None
+    if dispatch is not None:
+        row.dispatch, row.dispatch_brief = dispatch.full, dispatch.brief
     st = row.status
     bench = cand.bench if cand is not None else None
     if bench is None and run is None:

@@ -465,3 +465,37 @@ def project(tmp_path, monkeypatch) -> Project:
     build_project(root)
     yield Project(root)
     paths._find_root.cache_clear()
+
+
+@pytest.fixture
+def wide_dispatch(project: Project) -> dict[str, int]:
+    """softmax's dispatch table at twelve shapes, as a library tuned over many shapes has it: six
+    rows timed on the device, six launch-bound ones where a direct call, a routed one and one
+    in a CUDA graph take the kernel at different shapes. Gives how many shapes each takes."""
+    table: dict[str, dict] = {}
+    for shape in ("4096x4096", "8192x4096", "16384x4096", "64x151936", "256x151936", "1024x151936"):
+        table[shape] = {"shape": shape, "kernel": True, "kernel_us": 10.0, "torch_us": 20.0}
+    launch = {"host_included": True}
+    # (kernel, kernel us, torch us, kernel's device us, torch's device us), read by
+    # kernelgen_ops._runtime: 1x151936 wins even routed, 2x32000 and 16x32000 only called
+    # directly, 1x32000 and 4x32000 only by device time, 8x32000 nowhere.
+    for shape, (kernel, k_us, t_us, k_dev, t_dev) in {
+        "1x151936": (True, 15.0, 40.5, None, 40.5),
+        "2x32000": (True, 22.0, 40.0, None, 40.0),
+        "16x32000": (True, 22.0, 40.0, None, 40.0),
+        "1x32000": (True, 9.7, 12.9, 5.5, 12.9),
+        "4x32000": (False, 14.0, 12.0, 8.0, 12.0),
+        "8x32000": (False, 14.0, 12.0, None, None),
+    }.items():
+        row = launch | {"shape": shape, "kernel": kernel, "kernel_us": k_us, "torch_us": t_us}
+        if k_dev is not None:
+            row["kernel_device_us"] = k_dev
+        if t_dev is not None:
+            row["torch_device_us"] = t_dev
+        table[shape] = row
+    configs = project.root / "generated" / "kernelgen_ops" / "configs"
+    configs.mkdir(parents=True, exist_ok=True)
+    (configs / "softmax.json").write_text(
+        json.dumps({"dispatch": {"NVIDIA H200|triton-3.6.0": table}})
+    )
+    return {"shapes": 12, "direct": 9, "routed": 7, "graphs": 11}

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_library_status import record, write
 
 from kernelgen.report import render_run, render_status
 
@@ -163,6 +164,12 @@ def open_page(page: Path, shot: Path) -> dict:
                 links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')),
                 text: document.body.innerText,
                 height: document.documentElement.scrollHeight,
+                width: document.documentElement.scrollWidth,
+                statusRows: [...document.querySelectorAll('table.status tbody tr')].map(r => ({
+                    op: r.cells[0].innerText, height: r.getBoundingClientRect().height})),
+                folded: [...document.querySelectorAll('details')].map(d => ({
+                    open: d.open, summary: d.querySelector('summary').innerText,
+                    text: d.textContent})),
             })""",
         )["result"]["value"]
         height = min(int(probe["height"]), 16000)
@@ -270,3 +277,37 @@ def test_cpu_report_and_status_page_in_chromium(project, tmp_path):
     for link in got["links"]:
         assert (status.index.parent / link).is_file(), link
     assert "silu_and_mul" in got["text"] and "never" not in got["text"]
+
+
+def test_status_page_fits_1400_px(project, wide_dispatch, tmp_path):
+    """At 1400 px the status page runs off to no side, and a row stays a few lines tall where the
+    library dispatches over a dozen shapes and the library bench adds its notes: the shape lists
+    fold under their counts, the notes wrap."""
+    counts = wide_dispatch
+    write(project, "bench-20261201T171420Z.json", record().model_dump_json())
+    status = render_status()
+    shot = tmp_path / "status-1400.png"
+    got = open_page(status.index, shot)
+    _keep(shot)
+
+    assert got["errors"] == []
+    _offline(got["requests"])
+    assert got["width"] <= 1400, f"the page is {got['width']} px wide"
+    # Eight lines of the body's text (14 px at line-height 1.5); a dispatch list laid out one
+    # shape a line ran a row past 500 px.
+    heights = {r["op"]: r["height"] for r in got["statusRows"]}
+    assert set(heights) >= {"softmax", "rms_norm", "silu_and_mul"}
+    assert max(heights.values()) <= 8 * 21, heights
+    # The counts stay in view; every shape is still on the page, folded under them.
+    brief = (
+        f"NVIDIA H200: kernel at {counts['direct']} of {counts['shapes']}, routed at "
+        f"{counts['routed']}; by device time at {counts['graphs']}"
+    )
+    assert brief in got["text"]
+    [folded] = got["folded"]
+    assert not folded["open"] and folded["summary"] == brief
+    assert "by device time (CUDA graphs) at 11 (4096x4096," in folded["text"]
+    assert "1x32000, 4x32000)" in folded["text"] and "8x32000" not in folded["text"]
+    assert "1x32000, 4x32000" not in got["text"]
+    # The library bench's notes are there, wrapped rather than cut.
+    assert "torch call under use(): slower past noise at device_us:1x32000" in got["text"]

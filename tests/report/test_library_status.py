@@ -1,6 +1,6 @@
 """The library benchmark's record (evaluations/library/) on the status page: per operator in
 `report --all --json`, in the table and the page; the newest record wins; a broken one is passed
-over, not crashed on."""
+over, not crashed on. And the library's dispatch on the page: counts in view, shapes folded."""
 
 from __future__ import annotations
 
@@ -197,3 +197,19 @@ def test_no_record_no_figures(project):
     ops = status()
     assert all(op["library"] is None for op in ops.values())
     assert "library bench: no record under evaluations/library/" in invoke("--all").output
+
+
+def test_the_page_folds_the_dispatch_shapes_under_their_counts(project, wide_dispatch):
+    n = wide_dispatch
+    invoke("--all")
+    page = (project.root / "evaluations" / "index.html").read_text()
+    brief = (
+        f"NVIDIA H200: kernel at {n['direct']} of {n['shapes']}, routed at {n['routed']}; "
+        f"by device time at {n['graphs']}"
+    )
+    assert f'<details class="dispatch"><summary>{brief}</summary><small class="dim">' in page
+    # Folded, every shape is still there, each list where the terminal's line has it.
+    full = page.split(f"{brief}</summary>", 1)[1].split("</details>", 1)[0]
+    assert "kernel at 9 of 12 (4096x4096, 8192x4096, 16384x4096," in full
+    assert "routed at 7 (4096x4096," in full and "1024x151936, 1x151936)" in full
+    assert "by device time (CUDA graphs) at 11 (" in full and "1x32000, 4x32000)" in full
