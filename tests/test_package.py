@@ -17,6 +17,7 @@ from kernelgen.package import (
     promote_from_run,
     sha256,
 )
+from kernelgen.package import library as building
 from kernelgen.records import (
     BenchRecord,
     Budget,
@@ -394,7 +395,7 @@ def test_an_interrupted_swap_leaves_the_old_library(
             raise KeyboardInterrupt
         rename(src, dst)
 
-    monkeypatch.setattr(package.os, "rename", interrupted)
+    monkeypatch.setattr(building.os, "rename", interrupted)
     with pytest.raises(KeyboardInterrupt):
         promote(
             "softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX), check_import=False
