@@ -9,11 +9,11 @@ absorbs most).
 """
 
 import functools
-import math
 
 import torch
 import triton
 import triton.language as tl
+from kernelgen_ops._runtime import nearest_bucket
 
 GROUP = 128  # entries per scale block along K (and along N for b)
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
@@ -78,14 +78,7 @@ def _fp8_gemm_kernel(
 
 @functools.lru_cache(maxsize=256)
 def _config(*dims: int) -> dict[str, int]:
-    if not TUNED:
-        return DEFAULT_CONFIG
-    want = [math.log2(triton.next_power_of_2(d)) for d in dims]
-
-    def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
-
-    return TUNED[min(TUNED, key=distance)]
+    return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
 
 
 def fp8_gemm(

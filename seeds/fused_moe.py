@@ -15,11 +15,11 @@ scratch buffer (M*k*I fp32) is written once and read once per block of H.
 """
 
 import functools
-import math
 
 import torch
 import triton
 import triton.language as tl
+from kernelgen_ops._runtime import nearest_bucket
 
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
 # "<M>x<E>x<H>x<I>" rounded up to powers of two; shapes between buckets take the nearest one.
@@ -116,14 +116,7 @@ def _fused_moe_down_kernel(
 
 @functools.lru_cache(maxsize=256)
 def _config(*dims: int) -> dict[str, int]:
-    if not TUNED:
-        return DEFAULT_CONFIG
-    want = [math.log2(triton.next_power_of_2(d)) for d in dims]
-
-    def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
-
-    return TUNED[min(TUNED, key=distance)]
+    return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
 
 
 def fused_moe(

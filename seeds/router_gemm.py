@@ -7,11 +7,11 @@ reads its x rows once per N tile and every tile column reads w once per M tile (
 """
 
 import functools
-import math
 
 import torch
 import triton
 import triton.language as tl
+from kernelgen_ops._runtime import nearest_bucket
 
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
 # "<M>x<N>x<K>" rounded up to powers of two; shapes between buckets take the nearest one.
@@ -72,14 +72,7 @@ def _router_gemm_kernel(
 
 @functools.lru_cache(maxsize=256)
 def _config(*dims: int) -> dict[str, int]:
-    if not TUNED:
-        return DEFAULT_CONFIG
-    want = [math.log2(triton.next_power_of_2(d)) for d in dims]
-
-    def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
-
-    return TUNED[min(TUNED, key=distance)]
+    return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
 
 
 def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:

@@ -12,11 +12,11 @@ together), where one read per distinct row is the floor.
 """
 
 import functools
-import math
 
 import torch
 import triton
 import triton.language as tl
+from kernelgen_ops._runtime import nearest_bucket
 
 # The tuner searches TUNE_SPACE per shape bucket and writes its picks into TUNED, keyed
 # "<T>x<topk>" rounded up to powers of two; shapes between buckets take the nearest one.
@@ -96,14 +96,7 @@ def _sparse_attn_kernel(
 
 @functools.lru_cache(maxsize=256)
 def _config(*dims: int) -> dict[str, int]:
-    if not TUNED:
-        return DEFAULT_CONFIG
-    want = [math.log2(triton.next_power_of_2(d)) for d in dims]
-
-    def distance(key: str) -> float:
-        return sum(abs(math.log2(int(k)) - w) for k, w in zip(key.split("x"), want, strict=True))
-
-    return TUNED[min(TUNED, key=distance)]
+    return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
 
 
 def sparse_attn(

@@ -18,11 +18,19 @@ import math
 
 import torch
 
+# The generated library's run-time support, for its shape-bucket lookup alone (LIBRARY_PATHS):
+# the seeds' `_config` calls it, and so does a kernel promoted from them, so the lookup is
+# written once. Importing it imports kernelgen_ops, whose operators stay unlisted: a candidate
+# that called a shipped kernel would be judged on work it did not do.
+LIBRARY_RUNTIME = "kernelgen_ops._runtime"
+LIBRARY_PATHS = frozenset({f"{LIBRARY_RUNTIME}.nearest_bucket"})
+
 # Modules a candidate may import (`import X`, `from X import ...`) and walk into. A module is never
 # a value: `tl.math` alone is rejected, only its listed members pass.
 MODULES = frozenset(
     {"torch", "triton", "triton.language", "triton.language.math", "triton.language.extra",
-     "triton.language.extra.libdevice", "math", "functools", "typing", "itertools", "operator"}
+     "triton.language.extra.libdevice", "math", "functools", "typing", "itertools", "operator",
+     LIBRARY_RUNTIME}
 )  # fmt: skip
 
 _TRITON = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2")
@@ -114,6 +122,7 @@ PATHS = (
     | frozenset(f"triton.language.extra.libdevice.{n}" for n in _LIBDEVICE)
     | TORCH_LAUNCHER
     | DTYPES
+    | LIBRARY_PATHS
     | frozenset(f"torch.Tensor.{n}" for n in TENSOR_OK)
     # math holds only pure functions and float constants: all of it.
     | frozenset(f"math.{n}" for n in dir(math) if not n.startswith("_"))
