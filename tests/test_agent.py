@@ -20,6 +20,7 @@ from kernelgen.agent import session as agent  # noqa: E402
 from kernelgen.cli import app  # noqa: E402
 from kernelgen.errors import UsageError  # noqa: E402
 from kernelgen.records import CandidateRecord  # noqa: E402
+from kernelgen.run.judging import LocalJudging  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OP = "rms_norm"
@@ -180,15 +181,18 @@ class _Runner:
 
     def __init__(self, run_id: str, evaluator: _Judge | None = None) -> None:
         self.run = type("R", (), {"id": run_id, "seed_verdict": None})()
-        self.device, self.evaluator, self.prepared = "cpu", evaluator, 0
+        self.device, self.prepared = "cpu", 0
+        self.judging = LocalJudging(evaluator)  # type: ignore[arg-type]
+
+    @property
+    def evaluator(self) -> _Judge | None:
+        return self.judging.evaluator  # type: ignore[return-value]
 
     def prepare(self) -> None:
         self.prepared += 1
 
     def close(self) -> None:
-        if self.evaluator is not None:
-            self.evaluator.close()
-            self.evaluator = None
+        self.judging.close()
 
 
 def test_a_session_keeps_each_runs_judge_between_calls() -> None:

@@ -88,7 +88,6 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
 ) -> None:
     import kernelgen.bench as bench
     import kernelgen.package as package
-    import kernelgen.run.loop as loop_mod
     from kernelgen.bench.worker import TuneResult, VariantShape, VariantTiming
 
     op = "silu_and_mul"
@@ -131,8 +130,8 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
     promoted: list[tuple[str, str, str | None]] = []
     monkeypatch.setattr(bench, "bench_files", fake_bench)
     monkeypatch.setattr(bench, "tune_variants", fake_tune)
-    monkeypatch.setattr(loop_mod, "verify_candidate", fake_verify)
-    monkeypatch.setattr(loop_mod, "environment", lambda device: ENV)
+    monkeypatch.setattr("kernelgen.verify.verify_candidate", fake_verify)
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
     monkeypatch.setattr(
         package, "promote_from_run", lambda o, r, c=None: promoted.append((o, r, c)) or project
     )
@@ -191,7 +190,6 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
 ) -> None:
     import kernelgen.bench as bench
     import kernelgen.propose.tune as tune_mod
-    import kernelgen.run.loop as loop_mod
     from kernelgen.propose.base import Proposal
 
     op = "silu_and_mul"
@@ -199,10 +197,9 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
         (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
     )
     benched: list[str] = []
-    monkeypatch.setattr(loop_mod, "environment", lambda device: ENV)
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
     monkeypatch.setattr(
-        loop_mod,
-        "verify_candidate",
+        "kernelgen.verify.verify_candidate",
         lambda op_, path, *, device, seed=None, **_: Verdict(
             op=op_,
             candidate=str(path),
@@ -223,7 +220,8 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
     # The first optimize dies inside the tuner's child: its record is left pending.
     calls = {"n": 0}
 
-    def tune_then_die(spec, src):  # noqa: ANN001, ANN202
+    def tune_then_die(spec, src, timer=None):  # noqa: ANN001, ANN202
+        assert timer is None  # one judge in this process: the tuner times here
         calls["n"] += 1
         return Proposal(
             source=src.replace(

@@ -20,8 +20,10 @@ from kernelgen import store, tuning  # noqa: E402
 from kernelgen.bench.worker import TuneResult, VariantShape, VariantTiming  # noqa: E402
 from kernelgen.propose.tune import search  # noqa: E402
 from kernelgen.records import Verdict  # noqa: E402
-from kernelgen.run import optimize
-from kernelgen.run import pooled as loop_pool  # noqa: E402
+from kernelgen.run import (
+    optimize,  # noqa: E402
+    pooled,  # noqa: E402
+)
 from kernelgen.run.station import Job, Outcome  # noqa: E402
 from kernelgen.run.workers import Pool  # noqa: E402
 from kernelgen.spec import load_spec  # noqa: E402
@@ -143,7 +145,7 @@ def test_a_winner_is_retimed_on_one_worker_before_it_becomes_best(
     (folder / "c.py").write_text(seed + "\n# us: 30\n")  # slower than the seed
     honest, other = FakeWorker("w0", H200), FakeWorker("w1", H200)
     pool = Pool([honest, other])
-    monkeypatch.setattr(optimize, "maybe_promote", lambda run, observer, pool=None: False)
+    monkeypatch.setattr(optimize, "maybe_promote", lambda run, observer, judging=None: False)
     opts = optimize.OptimizeOptions(
         proposer="files", source=str(folder), rounds=1, candidates=3, repairs=0, device="cuda"
     )
@@ -169,7 +171,7 @@ def test_two_gpu_models_are_never_compared(project: Path) -> None:
         update={"environment": ENV.model_copy(update={"gpu": H100})}
     )
     best = bench_record(OP, "best", 20.0)
-    wins, why = loop_pool._decide(mine, best)
+    wins, why = pooled.decide(mine, best)
     assert not wins and "compare only on one GPU model" in why
     # A job for the run's model goes only to a worker of that model, idle others or not.
     liar, honest = FakeWorker("h100", H100, liar_us=1.0), FakeWorker("h200", H200)
@@ -181,7 +183,7 @@ def test_two_gpu_models_are_never_compared(project: Path) -> None:
             )
             assert outcome.worker == "h200"
             first, second = outcome.bench
-            assert loop_pool._decide(first, second)[0] is False  # 30 us against 20
+            assert pooled.decide(first, second)[0] is False  # 30 us against 20
     finally:
         pool.close()
 
@@ -194,7 +196,7 @@ def test_the_tuners_search_is_spread_and_merged(project: Path) -> None:
     workers = [FakeWorker(f"w{i}", H200) for i in range(3)]
     pool = Pool(workers)
     try:
-        found = search(spec, source, timer=loop_pool.tuner(pool))
+        found = search(spec, source, timer=pooled.tuner(pool))
     finally:
         pool.close()
     jobs = [j for w in workers for j in w.jobs if j.kind == "tune"]
@@ -217,14 +219,14 @@ def test_the_first_of_equal_sources_is_judged_whichever_thread_comes_first(
     folder.mkdir()
     for name in ("a.py", "b.py", "c.py"):
         (folder / name).write_text(seed)
-    real = loop_pool.twin
+    real = pooled.PooledJudging.twin
 
-    def late_first(loop, rec, source):  # noqa: ANN001, ANN202
+    def late_first(self, run, rec, source):  # noqa: ANN001, ANN202
         if rec.id == "r01-c01":  # the later equal sources reach the check before it
             time.sleep(0.5)
-        return real(loop, rec, source)
+        return real(self, run, rec, source)
 
-    monkeypatch.setattr(loop_pool, "twin", late_first)
+    monkeypatch.setattr(pooled.PooledJudging, "twin", late_first)
     worker = FakeWorker("w0", H200)
     pool = Pool([worker, FakeWorker("w1", H200)])
     opts = optimize.OptimizeOptions(

@@ -8,8 +8,8 @@ the agent's note as transcript, then finished by Loop.finish_chain exactly like 
 loop: static rules, sandbox, correctness; on CUDA the bench against the best, the acceptance rule
 and the tuning of declared meta-parameters. Repairs are the agent's own next submissions.
 
-This lives beside optimize.py rather than in propose/: it drives a Loop from outside, it is not a
-proposer the loop calls. Every function opens the run from the store and leaves everything there,
+The session drives a Loop from outside; the seat it gives the agent in the loop is
+propose/agent.py, and what it answers is results.py. Every function opens the run from the store and leaves everything there,
 so one process per shell command and a long-lived server can share them unchanged; a lock on the
 run folder keeps two submissions to one run from taking the same candidate id. A long-lived
 session (the MCP server, scripts/agent_plan.py) also keeps each run's judge between calls
@@ -27,23 +27,31 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from kernelgen import paths, store
+from kernelgen.agent.results import (
+    AgentContext,
+    CandidateOutcome,
+    OperatorInfo,
+    Operators,
+    PromoteResult,
+    ReportPaths,
+    RunStatus,
+    ShapeResult,
+    SubmitResult,
+)
 from kernelgen.bench.profile import ProfileResult
 from kernelgen.errors import NoDeviceError, UsageError
-from kernelgen.propose.base import Context, Proposal
+from kernelgen.propose.agent import NO_PROPOSER, AgentProposer
+from kernelgen.propose.base import Proposal
 from kernelgen.records import (
     BenchRecord,
     Budget,
     CandidateRecord,
-    CaseResult,
-    Outcome,
     RunRecord,
     Transcript,
-    Usage,
 )
 from kernelgen.run import loop
+from kernelgen.run.judging import LocalJudging
 from kernelgen.run.optimize import CandidateSummary, maybe_promote
 from kernelgen.spec import load_spec
 
@@ -54,139 +62,6 @@ if TYPE_CHECKING:
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_SOURCE_CHARS = 1_000_000
 MAX_NOTE_CHARS = 100_000
-NO_PROPOSER = (
-    "an agent run has no automatic proposer: its candidates come from "
-    "`kernelgen agent submit RUN_ID FILE`"
-)
-
-
-class AgentProposer:
-    """The agent's seat in the Loop. It never proposes or repairs by itself: its candidates arrive
-    through submit_candidate, and a repair is simply the agent's next submission."""
-
-    name = "agent"
-    note = NO_PROPOSER
-
-    def __init__(self, model: str | None = None):
-        self.model = model
-        self.usage = Usage()  # the agent's tokens are spent outside kernelgen
-
-    def propose(self, ctx: Context, k: int) -> list[Proposal]:
-        return []
-
-    def repair(self, ctx: Context, failed: Proposal, failure: str) -> Proposal | None:
-        return None
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class AgentContext(_Model):
-    """What the agent reads before writing the next candidate."""
-
-    run_id: str
-    next_candidate: str = Field(description="the id the next submission will get")
-    parent: str = Field(description="what the next submission is judged against: best or 'seed'")
-    context: Context = Field(description="what the llm proposer's prompt is made from")
-    prompt: str = Field(description="the llm proposer's prompt: system message, then user message")
-
-
-class ShapeResult(_Model):
-    shape: str
-    dtype: str
-    us: float
-    best_us: float | None = Field(
-        None, description="the run's best before this submission, as stored when it was timed"
-    )
-    vs_best: float | None = Field(None, description="best_us / us (the verdict used interleaved)")
-    vs_eager: float | None = None
-    vs_compile: float | None = None
-    vs_seed: float | None = None
-    gbps: float
-    limit_pct: float
-    bound: str
-
-
-class CandidateOutcome(_Model):
-    id: str
-    parent: str | None
-    status: str
-    outcome: Outcome | None = None
-    category: str | None = None
-    reason: str | None = None
-    failing_case: CaseResult | None = Field(None, description="the first case that failed")
-    cases_run: int = 0
-    cases_not_run: list[str] = Field(default_factory=list)
-    became_best: bool = False
-    speedup: float | None = Field(None, description="geomean over shapes vs the best, interleaved")
-    shapes: list[ShapeResult] = Field(default_factory=list)
-
-
-class SubmitResult(_Model):
-    run_id: str
-    op: str
-    device: str
-    candidate: CandidateOutcome
-    tuned: CandidateOutcome | None = Field(
-        None, description="CUDA: the child with the declared meta-parameters tuned, if any"
-    )
-    best: str | None = Field(description="the run's best after this submission; None = the seed")
-    timed: bool = Field(description="False on CPU: the interpreter verifies, it does not time")
-
-    @property
-    def accepted(self) -> bool:
-        return self.candidate.status == "accepted"
-
-
-class RunStatus(_Model):
-    run_id: str
-    op: str
-    device: str
-    proposer: str
-    model: str | None
-    state: str
-    best: str | None
-    rounds_done: int
-    pending: int
-    promoted: bool
-    run_dir: str
-    candidates: list[CandidateSummary]
-
-
-class PromoteResult(_Model):
-    run_id: str
-    op: str
-    candidate: str | None
-    promoted: bool
-    path: str | None = Field(None, description="the library folder it went into")
-    why: str | None = Field(None, description="why not, when not promoted")
-
-
-class ReportPaths(_Model):
-    run_id: str
-    op: str
-    md: str
-    html: str
-
-
-class OperatorInfo(_Model):
-    name: str
-    summary: str = Field(description="the first line of the reference's docstring")
-    seed: str | None = Field(description="seeds/<op>.py, when there is one")
-    generated: str | None = Field(
-        None, description="what kernelgen_ops ships for it: proposer, run and candidate, or None"
-    )
-    cases: int = Field(description="correctness cases on CUDA")
-    cpu_cases: int = Field(description="of which Triton's CPU interpreter runs")
-    bench_shapes: list[str]
-    runs: list[str] = Field(default_factory=list, description="its runs under evaluations/")
-
-
-class Operators(_Model):
-    operators: list[OperatorInfo]
-
-
 # ---- arguments ------------------------------------------------------------------------------
 
 
@@ -274,11 +149,11 @@ def kept_judges() -> Iterator[None]:
 
 def _release(runner: loop.Loop) -> None:
     """End a call: keep the run's judge where the session keeps judges, close it elsewhere."""
-    ev = runner.evaluator
+    ev = runner.judging.evaluator
     if _kept is not None and ev is not None:
         _kept[runner.run.id] = ev
         _kept.move_to_end(runner.run.id)
-        runner.evaluator = None
+        runner.judging.evaluator = None
         while len(_kept) > KEPT_JUDGES:
             _, old = _kept.popitem(last=False)
             old.close()
@@ -287,7 +162,7 @@ def _release(runner: loop.Loop) -> None:
 
 def _open(run: RunRecord) -> loop.Loop:
     """The run as a Loop, from the store; its judge is made by _judging, only where one judges."""
-    return loop.resume(run.op, run.id, AgentProposer(run.settings.model))
+    return loop.resume(run.op, run.id, AgentProposer(run.settings.model), judging=LocalJudging())
 
 
 def _judging(runner: loop.Loop) -> None:
@@ -297,20 +172,19 @@ def _judging(runner: loop.Loop) -> None:
     the loop does."""
     kept = _kept.pop(runner.run.id, None) if _kept is not None else None
     if kept is not None:
-        runner.evaluator = kept
+        runner.judging.evaluator = kept
     elif runner.device == "cuda" and runner.run.seed_verdict is not None:
         from kernelgen.verify import Evaluator
 
-        runner.evaluator = Evaluator(
-            runner.op, runner.device, seed=random.SystemRandom().randrange(2**31)
-        )
-        runner.evaluator.calibrate(runner.run.seed_verdict)
+        judge = Evaluator(runner.op, runner.device, seed=random.SystemRandom().randrange(2**31))
+        judge.calibrate(runner.run.seed_verdict)
+        runner.judging.evaluator = judge
     runner.prepare()
 
 
 def _next(runner: loop.Loop) -> tuple[int, str, str]:
     round_no = max((r.round for r in runner.records), default=0) + 1
-    return round_no, f"r{round_no:02d}-c01", runner._best_id() or "seed"
+    return round_no, f"r{round_no:02d}-c01", runner.best_id() or "seed"
 
 
 # ---- the session ----------------------------------------------------------------------------
@@ -399,7 +273,7 @@ def submit_candidate(run_id: str, source: str, note: str | None = None) -> Submi
         try:
             _judging(runner)  # also times the seed if a killed start did not
             round_no, cid, parent = _next(runner)
-            before = runner._best_bench()
+            before = runner.best_bench()
             transcript = (
                 Transcript(reply=note, model=run.settings.model) if note is not None else None
             )
@@ -640,7 +514,6 @@ def _outcome(rec: CandidateRecord, best: BenchRecord | None) -> CandidateOutcome
 
 
 __all__ = [
-    "AgentProposer",
     "AgentContext",
     "SubmitResult",
     "RunStatus",

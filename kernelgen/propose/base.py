@@ -41,6 +41,11 @@ class Context(BaseModel):
         None, description="Nsight Compute's summary of the best at its worst shape, if profiled"
     )
     hardware: str
+    software: str | None = Field(
+        None,
+        description="the torch and Triton versions the candidates are judged with, e.g. "
+        "'torch 2.11.0+cu130, Triton 3.6.0' (the run's environment)",
+    )
 
 
 class Proposal(BaseModel):

@@ -15,10 +15,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen import store, tuning
-from kernelgen.env import environment
 from kernelgen.propose.base import Context, HistoryItem, Proposal, Proposer
 from kernelgen.records import (
     BenchRecord,
@@ -27,28 +25,16 @@ from kernelgen.records import (
     RunRecord,
     RunSettings,
     Usage,
-    Verdict,
 )
+from kernelgen.run.judging import Judging, LocalJudging, Observer
 from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
-from kernelgen.verify import Evaluator, target, verify_candidate
-
-if TYPE_CHECKING:
-    from kernelgen.run.workers import Pool
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
     "about 4.8 TB/s (about 4.3 TB/s measured copy), about 990 dense bf16 TFLOP/s (about 710-790 "
-    "measured); TMA and wgmma are reachable through Triton 3.6 (tl.dot, tensor descriptors)."
+    "measured); TMA and wgmma are reachable through Triton (tl.dot, tensor descriptors)."
 )
 _FIX = re.compile(r"-fix(\d+)$")
-
-
-class Observer(Protocol):
-    """What the CLI shows while the loop runs (the loop itself prints nothing)."""
-
-    def event(self, message: str) -> None: ...
-
-    def candidate(self, record: CandidateRecord, run: RunRecord) -> None: ...
 
 
 class _Silent:
@@ -70,15 +56,11 @@ class Loop:
     # What a resumed run spent before it was resumed, so budgets count the whole run.
     usage_at_start: Usage = field(default_factory=Usage)
     elapsed_at_start: float = 0.0
-    # The run's judge: ground truth, warm runners, compile cache and per-case deadlines, shared
-    # by every candidate of the run; made on first use.
-    evaluator: Evaluator | None = None
-    # --gpus / --ray: the workers that judge instead (loop_pool.py); this process stays the
-    # one writer of the store, its writes serialized by `lock`.
-    pool: Pool | None = None
+    # How candidates are judged: one judge in this process, or a pool of workers (pooled.py).
+    # Either way this process is the one writer of the store, its writes serialized by `lock`.
+    judging: Judging = field(default_factory=LocalJudging)
     lock: threading.RLock = field(default_factory=threading.RLock)
     asking: threading.Lock = field(default_factory=threading.Lock)
-    pool_state: Any = None
 
     # ---- state derived from the store -------------------------------------------------------
 
@@ -94,7 +76,7 @@ class Loop:
     def device(self) -> str:
         return self.run.settings.device
 
-    def _save(
+    def save(
         self, rec: CandidateRecord, source: str | None = None, proposal: Proposal | None = None
     ) -> None:
         with self.lock:
@@ -112,7 +94,7 @@ class Loop:
                 break
         else:
             self.records.append(rec)
-        self.run.best = self._best_id()
+        self.run.best = self.best_id()
         self.run.elapsed_s = round(self._elapsed(), 1)
         store.save_run(self.run)
         self.observer.candidate(rec, self.run)
@@ -120,7 +102,7 @@ class Loop:
     def _elapsed(self) -> float:
         return self.elapsed_at_start + time.monotonic() - self.started
 
-    def _best_id(self) -> str | None:
+    def best_id(self) -> str | None:
         if any(r.best_seq is not None for r in self.records):  # a pool's, out of order
             bests = [r for r in self.records if r.became_best and r.best_seq is not None]
             return max(bests, key=lambda r: r.best_seq or 0).id if bests else None
@@ -130,20 +112,20 @@ class Loop:
                 best = rec.id
         return best
 
-    def _best_source(self) -> str:
-        best = self._best_id()
+    def best_source(self) -> str:
+        best = self.best_id()
         if best is None:
             return seed_path(self.op).read_text()
         return store.candidate_source(self.op, self.run.id, best)
 
-    def _best_path(self) -> Path:
-        best = self._best_id()
+    def best_path(self) -> Path:
+        best = self.best_id()
         return (
             seed_path(self.op) if best is None else store.candidate_path(self.op, self.run.id, best)
         )
 
-    def _best_bench(self) -> BenchRecord | None:
-        best = self._best_id()
+    def best_bench(self) -> BenchRecord | None:
+        best = self.best_id()
         if best is None:
             return self.run.seed_bench
         return next(r.bench for r in self.records if r.id == best)
@@ -151,7 +133,7 @@ class Loop:
     # ---- context -----------------------------------------------------------------------------
 
     def context(self, round_no: int) -> Context:
-        bench = self._best_bench()
+        bench = self.best_bench()
         failures = [r for r in self.records if r.status == "rejected"]
         last = failures[-1] if failures else None
         detail = None
@@ -164,14 +146,15 @@ class Loop:
             spec=render_spec(self.spec),
             reference_source=self.spec.path.read_text(),
             seed_source=seed_path(self.op).read_text(),
-            best_source=self._best_source(),
-            best_id=self._best_id(),
+            best_source=self.best_source(),
+            best_id=self.best_id(),
             timings=bench.shapes if bench else [],
             compile=bench.compile if bench else [],
             history=[HistoryItem.model_validate(r, from_attributes=True) for r in self.records],
             last_failure=detail,
             profile=self._best_profile(),
             hardware=HARDWARE,
+            software=f"torch {self.run.environment.torch}, Triton {self.run.environment.triton}",
         )
 
     def _best_profile(self) -> str | None:
@@ -179,10 +162,10 @@ class Loop:
         here (ncu takes seconds per kernel): `kernelgen agent profile` stores it."""
         from kernelgen.bench.profile import load_result, worst_shape
 
-        shape = worst_shape(self._best_bench())
+        shape = worst_shape(self.best_bench())
         if shape is None:
             return None
-        path = store.profile_path(self.op, self.run.id, self._best_id() or "seed", shape)
+        path = store.profile_path(self.op, self.run.id, self.best_id() or "seed", shape)
         return load_result(path).summary if path.is_file() else None
 
     # ---- budget ------------------------------------------------------------------------------
@@ -202,7 +185,7 @@ class Loop:
         return None
 
     def target_reached(self) -> str | None:
-        bench = self._best_bench()
+        bench = self.best_bench()
         if self.budget.target_pct is None or bench is None or not bench.shapes:
             return None
         worst = (
@@ -229,16 +212,9 @@ class Loop:
                     "reason": proposal.error or "the reply held no code",
                 }
             )
-            self._save(rec)
+            self.save(rec)
             return rec
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            # An earlier candidate with this source that is still being judged is waited
-            # for: the first in record order is the one judged, as below.
-            twin = loop_pool.twin(self, rec, proposal.source)
-        else:
-            twin = self._twin(rec, proposal.source)
+        twin = self.judging.twin(self, rec, proposal.source)
         if twin is not None:
             # LLMs repeat themselves: the same source is judged (and timed) once per run.
             self.observer.event(f"{rec.id} is {twin.id} again: not judged twice")
@@ -257,20 +233,12 @@ class Loop:
                     "became_best": False,
                 }
             )
-            self._save(rec)
+            self.save(rec)
             return rec
-        if self.pool is not None:
-            return loop_pool.verify(self, rec, proposal.source)
-        path = store.candidate_path(self.op, self.run.id, rec.id)
-        self.observer.event(f"verifying {rec.id}")
-        verdict = verify_candidate(self.op, path, device=self.device, evaluator=self.judge_of_run())
-        rec = _with_verdict(rec, verdict)
-        self._save(rec)
-        if rec.status == "accepted" and self.device == "cuda":
-            rec = self.bench(rec)
-        return rec
+        return self.judging.verify(self, rec, proposal.source)
 
-    def _twin(self, rec: CandidateRecord, source: str) -> CandidateRecord | None:
+    def judged_twin(self, rec: CandidateRecord, source: str) -> CandidateRecord | None:
+        """An earlier judged candidate of this run with the same source."""
         digest = _sha(source)
         return next(
             (
@@ -281,40 +249,10 @@ class Loop:
             None,
         )
 
-    def judge_of_run(self) -> Evaluator:
-        """The run's evaluator. On CUDA the seed is judged first, so its per-case times set the
-        deadlines that find a hanging candidate fast (and the run holds the seed's CUDA
-        verdict). On CPU the interpreter's seed run costs as much as a candidate's and the
-        deadline cap (50 s) already finds a hang within a minute, so the seed is not re-run."""
-        if self.evaluator is None:
-            self.evaluator = Evaluator(
-                self.op,
-                self.device,
-                seed=random.SystemRandom().randrange(2**31),
-                # On CPU an accepted candidate is compiled for the H200 too: the interpreter
-                # accepts kernels its compiler refuses, and the device time is the scarce one.
-                gpu_target=target.DEFAULT,
-            )
-            if self.device != "cuda":
-                return self.evaluator
-            self.observer.event("judging the seed (sets the per-case deadlines)")
-            seed_verdict = verify_candidate(
-                self.op, seed_path(self.op), device=self.device, evaluator=self.evaluator
-            )
-            self.evaluator.calibrate(seed_verdict)
-            self.run.seed_verdict = seed_verdict
-            store.save_run(self.run)
-            if not seed_verdict.accepted:
-                self.observer.event(
-                    f"the seed itself was rejected ({seed_verdict.category}: "
-                    f"{seed_verdict.reason}); deadlines stay at their caps"
-                )
-        return self.evaluator
-
     def sanitize_best(self) -> str | None:
         """Before promotion: the best's small cases under compute-sanitizer (memcheck and
         racecheck). Records the tools that ran clean in its verdict; returns why not, if not."""
-        best = self._best_id()
+        best = self.best_id()
         if best is None:
             return "no candidate beat the seed"
         rec = next(r for r in self.records if r.id == best)
@@ -322,21 +260,16 @@ class Loop:
             return f"{best} has no verdict"
         self.observer.event(f"running {best}'s small cases under compute-sanitizer")
         path = store.candidate_path(self.op, self.run.id, best)
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            failure, tools = loop_pool.sanitize(self, best, path)
-        else:
-            failure, tools = self.judge_of_run().sanitize_only(path)
+        failure, tools = self.judging.sanitize(self, best, path)
         verdict = rec.verdict.model_copy(update={"sanitized": tools})
         if failure is None:
-            self._save(rec.model_copy(update={"verdict": verdict}))
+            self.save(rec.model_copy(update={"verdict": verdict}))
             return None
         verdict = verdict.model_copy(
             update={"accepted": False, "outcome": "rejected", "category": failure.category,
                     "reason": failure.reason}
         )  # fmt: skip
-        self._save(
+        self.save(
             rec.model_copy(
                 update={"verdict": verdict, "status": "rejected", "category": failure.category,
                         "reason": failure.reason, "became_best": False}
@@ -345,38 +278,11 @@ class Loop:
         return f"{best}: {failure.category}: {failure.reason}"
 
     def close(self) -> None:
-        # The pool is its maker's (optimize.py) to close: a run does not own the workers.
-        if self.evaluator is not None:
-            self.evaluator.close()
-            self.evaluator = None
+        self.judging.close()
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
         """Time an accepted candidate against the best, interleaved; keep it if it wins."""
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            return loop_pool.bench(self, rec)
-        from kernelgen.bench import accepts, bench_files, speedup
-
-        self.observer.event(f"benchmarking {rec.id} against {self._best_id() or 'the seed'}")
-        path = store.candidate_path(self.op, self.run.id, rec.id)
-        mine, best = bench_files(
-            self.op, [(rec.id, path), ("best", self._best_path())], peers="cached"
-        )
-        wins, why = accepts(mine, best)
-        rec = rec.model_copy(
-            update={
-                "bench": mine,
-                "speedup": speedup(mine, best),
-                "became_best": wins,
-                "reason": why if not wins else None,
-                "compile": mine.compile,
-            }
-        )
-        if wins and self.next_best_seq() is not None:  # a run a pool judged before
-            rec = rec.model_copy(update={"best_seq": self.next_best_seq()})
-        self._save(rec)
-        return rec
+        return self.judging.bench(self, rec)
 
     def next_best_seq(self) -> int | None:
         """The best_seq a new best takes: None in a run no pool has judged (its best is the
@@ -452,12 +358,7 @@ class Loop:
         from kernelgen.propose.tune import tune_source
 
         self.observer.event(f"tuning {parent.id}")
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            tuned = tune_source(self.spec, source, timer=loop_pool.tuner(self.pool))
-        else:
-            tuned = tune_source(self.spec, source)
+        tuned = tune_source(self.spec, source, timer=self.judging.timer)
         if tuned is None or tuned.source == source:
             return
         rec = self.new_record(cid, round_no, parent.id, tuned, proposer="tune")
@@ -480,28 +381,20 @@ class Loop:
             status="pending",
             sha256=_sha(proposal.source) if proposal.source is not None else None,
         )
-        self._save(rec, proposal.source, proposal)
+        self.save(rec, proposal.source, proposal)
         return rec
 
     def play_round(self, round_no: int) -> bool:
         """Returns False when the proposer had nothing more to offer."""
         chains = self.chains(round_no)
-        if self.pool is not None:  # every chain at once, over the pool's workers
-            from kernelgen.run import pooled as loop_pool
-
-            if chains and not self.out_of_budget():
-                loop_pool.finish_chains(self, chains, round_no)
-        else:
-            for chain in chains:
-                if self.out_of_budget():
-                    return True
-                self.finish_chain(chain, round_no)
+        if chains and not self.out_of_budget():
+            self.judging.finish_chains(self, chains, round_no, stop=self.out_of_budget)
         missing = self.budget.candidates - len(chains)
         if missing <= 0:
             return True
         if self.out_of_budget():
             return True
-        parent = self._best_id() or "seed"
+        parent = self.best_id() or "seed"
         self.observer.event(f"round {round_no}: asking {self.proposer.name} for {missing}")
         proposals = self.proposer.propose(self.context(round_no), missing)
         self._sync_usage()
@@ -513,34 +406,13 @@ class Loop:
         ]
         # Proposals already paid for are judged even when the budget ran out meanwhile; the
         # budget stops the next request, not the judging of what arrived.
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            loop_pool.finish_chains(self, [[rec] for rec in records], round_no)
-            return True
-        for rec in records:
-            self.finish_chain([rec], round_no)
+        self.judging.finish_chains(self, [[rec] for rec in records], round_no)
         return True
 
     def prepare(self) -> None:
         """What a run needs before its first round: on CUDA the seed's verdict (deadlines) and
         its timings (what the first candidate is benched and shown against)."""
-        if self.pool is not None:
-            from kernelgen.run import pooled as loop_pool
-
-            return loop_pool.prepare(self)
-        if self.device == "cuda":
-            # The seed is judged first: its times set the deadlines, and its compile ahead
-            # covers the bench shapes, so the seed's benchmark below loads them from the cache.
-            self.judge_of_run()
-        if self.device == "cuda" and self.run.seed_bench is None:
-            from kernelgen.bench import bench_files
-
-            self.observer.event("benchmarking the seed against torch eager and torch.compile")
-            (self.run.seed_bench,) = bench_files(
-                self.op, [("seed", seed_path(self.op))], peers=True
-            )
-            store.save_run(self.run)
+        self.judging.prepare(self)
 
     def run_loop(self) -> RunRecord:
         self.prepare()
@@ -550,7 +422,7 @@ class Loop:
             stopped = self.out_of_budget() or self.target_reached()
             if stopped:
                 break
-            best_before = self._best_id()
+            best_before = self.best_id()
             if not self.play_round(round_no):
                 note = getattr(self.proposer, "note", None)
                 stopped = f"{self.proposer.name} had nothing more to propose" + (
@@ -562,11 +434,12 @@ class Loop:
                 break
             self.run.rounds_done = round_no
             store.save_run(self.run)
-            stale_rounds = stale_rounds + 1 if self._best_id() == best_before else 0
+            stale_rounds = stale_rounds + 1 if self.best_id() == best_before else 0
             if self.device == "cuda" and stale_rounds >= self.budget.stagnation:
                 stopped = f"no gain in {stale_rounds} rounds"
                 break
-        self.run.stopped = stopped or f"all {self.budget.rounds} rounds done"
+        n = self.budget.rounds
+        self.run.stopped = stopped or f"all {n} round{'s' if n != 1 else ''} done"
         self.run.state = "finished"
         self.run.elapsed_s = round(self._elapsed(), 1)
         store.save_run(self.run)
@@ -583,17 +456,6 @@ def _sha(source: str) -> str:
     from kernelgen.verify import sha256
 
     return sha256(source)
-
-
-def _with_verdict(rec: CandidateRecord, verdict: Verdict) -> CandidateRecord:
-    return rec.model_copy(
-        update={
-            "status": "accepted" if verdict.accepted else "rejected",
-            "category": verdict.category,
-            "reason": verdict.reason,
-            "verdict": verdict,
-        }
-    )
 
 
 def render_spec(spec: OpSpec) -> str:
@@ -631,7 +493,7 @@ def start(
     source: str | None = None,
     base_url: str | None = None,
     observer: Observer | None = None,
-    pool: Pool | None = None,
+    judging: Judging | None = None,
 ) -> Loop:
     spec = load_spec(op)
     settings = RunSettings(
@@ -648,13 +510,11 @@ def start(
         id=store.new_run_id(proposer.name),
         op=op,
         settings=settings,
-        # A pool's figures are measured where its first worker is (a Ray driver may have no
-        # GPU of its own).
-        environment=pool.environment if pool is not None else environment(device),
+        environment=(judging or LocalJudging()).environment(device),
         state="running",
     )
     store.save_run(run)
-    return _attach(spec, run, proposer, observer, [], pool)
+    return _attach(spec, run, proposer, observer, [], judging)
 
 
 def resume(
@@ -662,14 +522,14 @@ def resume(
     run_id: str,
     proposer: Proposer,
     observer: Observer | None = None,
-    pool: Pool | None = None,
+    judging: Judging | None = None,
 ) -> Loop:
     spec = load_spec(op)
     run = store.load_run(op, run_id)
     records = store.load_candidates(op, run_id)
     run.state = "running"
     run.stopped = None
-    return _attach(spec, run, proposer, observer, records, pool)
+    return _attach(spec, run, proposer, observer, records, judging)
 
 
 def _attach(
@@ -678,7 +538,7 @@ def _attach(
     proposer: Proposer,
     observer: Observer | None,
     records: list[CandidateRecord],
-    pool: Pool | None = None,
+    judging: Judging | None = None,
 ) -> Loop:
     return Loop(
         spec=spec,
@@ -688,7 +548,7 @@ def _attach(
         records=records,
         usage_at_start=run.usage,
         elapsed_at_start=run.elapsed_s,
-        pool=pool,
+        judging=judging or LocalJudging(),
     )
 
 
@@ -697,4 +557,4 @@ def taken(records: list[CandidateRecord]) -> int:
     return sum(1 for r in records if not _FIX.search(r.id) and not r.id.endswith("-tuned"))
 
 
-__all__ = ["Loop", "start", "resume", "taken", "render_spec", "Usage"]
+__all__ = ["Loop", "Observer", "start", "resume", "taken", "render_spec", "Usage"]

@@ -3,21 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from kernelgen import store
+from kernelgen import paths, store
 from kernelgen.config import load_settings
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.package.catalog import manifest
 from kernelgen.propose.base import Proposer
-from kernelgen.records import Budget, CandidateRecord, Category, PromoteBench, RunRecord
+from kernelgen.records import (
+    Budget,
+    CandidateRecord,
+    Category,
+    Outcome,
+    PromoteBench,
+    RunRecord,
+)
 from kernelgen.run import loop
+from kernelgen.run.judging import Judging, LocalJudging
+from kernelgen.run.pooled import PooledJudging
 from kernelgen.spec import known_ops, load_spec
 
 if TYPE_CHECKING:
-    from kernelgen.run.workers import Pool
+    from kernelgen.run.pool import Pool
 
 
 class OptimizeOptions(BaseModel):
@@ -45,9 +54,22 @@ class CandidateSummary(BaseModel):
     id: str
     round: int
     status: str
+    outcome: Outcome | None = Field(
+        None, description="the verdict's word: accepted-partial where some cases were not run"
+    )
     category: Category | None
     reason: str | None
     speedup: float | None
+    created: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_of_record(cls, data: Any) -> Any:
+        # Made from a CandidateRecord (from_attributes), whose outcome is its verdict's.
+        if isinstance(data, CandidateRecord):
+            fields = {k: getattr(data, k) for k in cls.model_fields if hasattr(data, k)}
+            return fields | {"outcome": data.verdict.outcome if data.verdict else None}
+        return data
 
 
 class OptimizeSummary(BaseModel):
@@ -82,7 +104,7 @@ def make_proposer(
     op: str,
     options: OptimizeOptions,
     records: list[CandidateRecord],
-    pool: Pool | None = None,
+    judging: Judging | None = None,
 ) -> Proposer:
     skip = loop.taken(records)
     if name == "llm":
@@ -119,15 +141,11 @@ def make_proposer(
     if name == "tune":
         from kernelgen.propose.tune import TuneProposer
 
-        timer = None
-        if pool is not None:
-            from kernelgen.run.pooled import tuner
-
-            timer = tuner(pool)
+        timer = judging.timer if judging is not None else None
         return TuneProposer(load_spec(op), options.device, skip=skip, timer=timer)
     if name == "agent":
         # An agent pushes its candidates (kernelgen agent submit): resuming asks it for nothing.
-        from kernelgen.agent.session import AgentProposer
+        from kernelgen.propose.agent import AgentProposer
 
         return AgentProposer()
     if not options.source:
@@ -189,8 +207,9 @@ def optimize_op(
         if options.gpus is not None or options.ray is not None:
             observer.event("starting the evaluation workers")
         pool = open_workers(op, device, options)
+    judging: Judging = PooledJudging(pool) if pool is not None else LocalJudging()
     try:
-        return _optimize(op, options, observer, run, pool)
+        return _optimize(op, options, observer, run, judging)
     finally:
         if own and pool is not None:
             pool.close()
@@ -201,7 +220,7 @@ def _optimize(
     options: OptimizeOptions,
     observer: loop.Observer,
     run: RunRecord | None,
-    pool: Pool | None,
+    judging: Judging,
 ) -> OptimizeSummary:
     if run is not None:
         opts = options.model_copy(
@@ -214,11 +233,11 @@ def _optimize(
             }
         )
         records = store.load_candidates(op, run.id)
-        proposer = make_proposer(run.settings.proposer, op, opts, records, pool)
-        runner = loop.resume(op, run.id, proposer, observer, pool)
+        proposer = make_proposer(run.settings.proposer, op, opts, records, judging)
+        runner = loop.resume(op, run.id, proposer, observer, judging)
     else:
         name = default_proposer(options)
-        proposer = make_proposer(name, op, options, [], pool)
+        proposer = make_proposer(name, op, options, [], judging)
         budget = Budget(
             rounds=options.rounds,
             candidates=options.candidates,
@@ -236,9 +255,12 @@ def _optimize(
             source=options.source,
             base_url=options.base_url,
             observer=observer,
-            pool=pool,
+            judging=judging,
         )
-    from kernelgen.run.workers import PoolLost
+    # Named before the first step, which on CUDA takes minutes (the seed is judged and timed).
+    folder = store.run_dir(op, runner.run.id).relative_to(paths.root())
+    observer.event(f"run {runner.run.id} {'resumed' if run is not None else 'started'}: {folder}/")
+    from kernelgen.run.pool import PoolLost
 
     try:
         run = runner.run_loop()
@@ -247,7 +269,7 @@ def _optimize(
             if why is not None:
                 observer.event(f"not promoted: {why}")
             run = runner.run
-        run.promoted = maybe_promote(run, observer, pool)
+        run.promoted = maybe_promote(run, observer, judging)
     except PoolLost as e:
         # Every record is as the workers left it (a candidate in flight stays pending), so the
         # run resumes where it stopped, on whatever workers the resume is given.
@@ -265,28 +287,21 @@ def _optimize(
     return summarize(run, runner.records)
 
 
-def maybe_promote(run: RunRecord, observer: loop.Observer, pool: Pool | None = None) -> bool:
+def maybe_promote(run: RunRecord, observer: loop.Observer, judging: Judging | None = None) -> bool:
     """A CUDA run whose best beats the library's kernel (or the seed) goes into generated/."""
     if run.settings.device != "cuda" or run.best is None:
         return False
     entry = manifest().get(run.op)
     if isinstance(entry, dict) and entry.get("run_id") and entry.get("candidate_id"):
-        from kernelgen.bench import accepts, bench_files
+        from kernelgen.bench import accepts
         from kernelgen.package.catalog import generated_source
 
         _, lib_path = generated_source(run.op)
         best_path = store.candidate_path(run.op, run.id, run.best)
         observer.event("benchmarking the best against the library's kernel")
-        if pool is not None:
-            from kernelgen.run.pooled import promote_bench
-
-            mine, theirs = promote_bench(
-                pool, run.op, run.best, best_path.read_text(), lib_path.read_text()
-            )
-        else:
-            mine, theirs = bench_files(
-                run.op, [(run.best, best_path), ("generated", lib_path)], peers=False
-            )
+        mine, theirs = (judging or LocalJudging()).promote_bench(
+            run.op, run.best, best_path, lib_path
+        )
         wins, why = accepts(mine, theirs)
         # The decision's evidence, kept beside the run whichever way it went: both records of
         # the interleaved bench, and the rule's words.

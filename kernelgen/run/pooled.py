@@ -1,4 +1,5 @@
-"""The optimize loop's judging over a pool of workers (`--gpus`, `--ray`; workers.py).
+"""A run's judging over a pool of workers (`--gpus`, `--ray`; workers.py): judging.py's
+interface, as LocalJudging is in this process.
 
 The chains of a round (a candidate, its repairs, its tuned child) run side by side, each in a
 thread of this process that hands its jobs to the pool and waits; the workers verify and time,
@@ -16,120 +17,222 @@ before it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kernelgen import store
-from kernelgen.records import BenchRecord, CandidateRecord
-from kernelgen.run.workers import Pool, PoolLost, WorkerLost
+from kernelgen.records import BenchRecord, CandidateRecord, Environment
+from kernelgen.run.judging import RunState, with_verdict
+from kernelgen.run.pool import Pool, PoolLost, WorkerLost
 
 if TYPE_CHECKING:
     from kernelgen.bench.worker import TuneResult
     from kernelgen.propose.tune import Timer
-    from kernelgen.run.loop import Loop
     from kernelgen.verify.checks import Failure
 
 
-@dataclass
-class _State:
-    # Record id -> set once its verification has ended (with a verdict or without).
-    done: dict[str, threading.Event] = field(default_factory=dict)
-    promote: threading.Lock = field(default_factory=threading.Lock)
+class PooledJudging:
+    """The pool is its maker's (optimize.py) to close: a run does not own the workers."""
 
-    def ended(self, cid: str) -> threading.Event:
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        # Record id -> set once its verification has ended (with a verdict or without).
+        self.done: dict[str, threading.Event] = {}
+        self.promoting = threading.Lock()
+
+    def _ended(self, cid: str) -> threading.Event:
         return self.done.setdefault(cid, threading.Event())
 
+    def environment(self, device: str) -> Environment:
+        # A pool's figures are measured where its first worker is (a Ray driver may have no
+        # GPU of its own).
+        return self.pool.environment
 
-def _state(loop: Loop) -> _State:
-    with loop.lock:
-        if loop.pool_state is None:
-            loop.pool_state = _State()
-        return loop.pool_state
+    def close(self) -> None:
+        pass
 
+    @property
+    def timer(self) -> Timer:
+        return tuner(self.pool)
 
-def _pool(loop: Loop) -> Pool:
-    assert loop.pool is not None
-    return loop.pool
+    # ---- verdicts ---------------------------------------------------------------------------
 
+    def twin(self, run: RunState, rec: CandidateRecord, source: str) -> CandidateRecord | None:
+        """The judged candidate with this source; None when there is none to wait for. As in
+        the local judging, the first of equal sources in record order is the one judged: a
+        later one waits while an earlier one is still being judged (whichever chain's thread
+        got here first), and judges itself only if that one ended without a verdict."""
+        from kernelgen.verify import sha256
 
-# ---- verdicts -------------------------------------------------------------------------------
+        digest = sha256(source)
+        while True:
+            with run.lock:
+                found = run.judged_twin(rec, source)
+                if found is not None:
+                    return found
+                ids = [r.id for r in run.records]
+                mine = ids.index(rec.id) if rec.id in ids else len(ids)
+                first = next(
+                    (
+                        r
+                        for r in run.records[:mine]
+                        if r.sha256 == digest
+                        and r.status == "pending"
+                        and not self._ended(r.id).is_set()
+                    ),
+                    None,
+                )
+                if first is None:
+                    return None
+                event = self._ended(first.id)
+            event.wait(0.5)  # and look again: it may have ended as a twin itself, or failed
 
-
-def twin(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord | None:
-    """The judged candidate with this source; None when there is none to wait for. As in the
-    single-worker loop, the first of equal sources in record order is the one judged: a later
-    one waits while an earlier one is still being judged (whichever chain's thread got here
-    first), and judges itself only if that one ended without a verdict."""
-    from kernelgen.verify import sha256
-
-    digest = sha256(source)
-    state = _state(loop)
-    while True:
-        with loop.lock:
-            found = loop._twin(rec, source)
-            if found is not None:
-                return found
-            ids = [r.id for r in loop.records]
-            mine = ids.index(rec.id) if rec.id in ids else len(ids)
-            first = next(
-                (
-                    r
-                    for r in loop.records[:mine]
-                    if r.sha256 == digest
-                    and r.status == "pending"
-                    and not state.ended(r.id).is_set()
-                ),
-                None,
-            )
-            if first is None:
-                return None
-            event = state.ended(first.id)
-        event.wait(0.5)  # and look again: it may have ended as a twin itself, or failed
-
-
-def verify(loop: Loop, rec: CandidateRecord, source: str) -> CandidateRecord:
-    from kernelgen.run.loop import _with_verdict
-
-    pool = _pool(loop)
-    path = store.candidate_path(loop.op, loop.run.id, rec.id)
-    loop.observer.event(f"verifying {rec.id}")
-    try:
+    def verify(self, run: RunState, rec: CandidateRecord, source: str) -> CandidateRecord:
+        path = store.candidate_path(run.op, run.run.id, rec.id)
+        run.observer.event(f"verifying {rec.id}")
         try:
-            outcome = pool.run(pool.job("judge", candidate=rec.id, source=source))
-        except WorkerLost as e:
-            # Candidates run sandboxed, so a worker does not die of one; a candidate that
-            # took down MAX_ATTEMPTS of them is charged with it all the same.
-            rec = rec.model_copy(
-                update={"status": "rejected", "category": "crash", "reason": str(e)}
-            )
-            loop._save(rec)
+            try:
+                outcome = self.pool.run(self.pool.job("judge", candidate=rec.id, source=source))
+            except WorkerLost as e:
+                # Candidates run sandboxed, so a worker does not die of one; a candidate that
+                # took down MAX_ATTEMPTS of them is charged with it all the same.
+                rec = rec.model_copy(
+                    update={"status": "rejected", "category": "crash", "reason": str(e)}
+                )
+                run.save(rec)
+                return rec
+            self._note_seed(run, outcome.seed_verdict)
+            assert outcome.verdict is not None
+            verdict = outcome.verdict.model_copy(update={"candidate": str(path)})
+            rec = with_verdict(rec, verdict).model_copy(update={"worker": outcome.worker})
+            run.save(rec)
+        finally:
+            with run.lock:
+                self._ended(rec.id).set()
+        if rec.status == "accepted" and run.device == "cuda":
+            rec = self.bench(run, rec)
+        return rec
+
+    def _note_seed(self, run: RunState, seed_verdict: object) -> None:
+        """The first worker's seed verdict is the run's (it set that worker's deadlines)."""
+        if seed_verdict is None:
+            return
+        with run.lock:
+            if run.run.seed_verdict is None:
+                run.run.seed_verdict = seed_verdict  # type: ignore[assignment]
+                store.save_run(run.run)
+
+    # ---- timings ----------------------------------------------------------------------------
+
+    def _timed(
+        self, run: RunState, rec: CandidateRecord, gpu: str | None
+    ) -> tuple[str, BenchRecord, BenchRecord]:
+        with run.lock:
+            best_source = run.best_source()
+        source = store.candidate_source(run.op, run.run.id, rec.id)
+        job = self.pool.job(
+            "bench", candidate=rec.id, source=source, best_source=best_source, gpu=gpu
+        )
+        outcome = self.pool.run(job)
+        mine, best = outcome.bench
+        return outcome.worker, mine, best
+
+    def bench(self, run: RunState, rec: CandidateRecord) -> CandidateRecord:
+        """Time an accepted candidate against the best on any worker; a win there is re-timed
+        on one worker of the run's GPU model before the candidate becomes the best."""
+        from kernelgen.bench import speedup
+
+        run.observer.event(f"benchmarking {rec.id} against {run.best_id() or 'the seed'}")
+        _, mine, best = self._timed(run, rec, None)
+        wins, why = decide(mine, best)
+        rec = rec.model_copy(
+            update={
+                "bench": mine,
+                "speedup": speedup(mine, best),
+                "became_best": False,
+                "reason": None if wins else why,
+                "compile": mine.compile,
+            }
+        )
+        if not wins:
+            run.save(rec)
             return rec
-        _note_seed(loop, outcome.seed_verdict)
-        assert outcome.verdict is not None
-        verdict = outcome.verdict.model_copy(update={"candidate": str(path)})
-        rec = _with_verdict(rec, verdict).model_copy(update={"worker": outcome.worker})
-        loop._save(rec)
-    finally:
-        with loop.lock:
-            _state(loop).ended(rec.id).set()
-    if rec.status == "accepted" and loop.device == "cuda":
-        rec = bench(loop, rec)
-    return rec
+        with self.promoting:  # one new best at a time, each against the one before it
+            run.observer.event(f"re-timing {rec.id} against {run.best_id() or 'the seed'}")
+            worker, mine, best = self._timed(run, rec, run.run.environment.gpu)
+            wins, why = decide(mine, best)
+            update: dict[str, object] = {
+                "bench": mine,
+                "speedup": speedup(mine, best),
+                "became_best": wins,
+                "reason": None if wins else f"re-timed against the best: {why}",
+                "compile": mine.compile,
+                "retimed_on": worker,
+            }
+            with run.lock:
+                if wins:
+                    update["best_seq"] = run.next_best_seq() or 1
+                rec = rec.model_copy(update=update)
+                run.save(rec)
+        return rec
 
+    def prepare(self, run: RunState) -> None:
+        """The seed's timings on one worker of the run's GPU model (the workers judge the seed
+        themselves, for their deadlines, before their first candidate)."""
+        if run.device != "cuda" or run.run.seed_bench is not None:
+            return
+        run.observer.event("benchmarking the seed against torch eager and torch.compile")
+        outcome = self.pool.run(self.pool.job("seed_bench", gpu=run.run.environment.gpu))
+        run.run.seed_bench = outcome.bench[0]
+        store.save_run(run.run)
 
-def _note_seed(loop: Loop, seed_verdict: object) -> None:
-    """The first worker's seed verdict is the run's (it set that worker's deadlines)."""
-    if seed_verdict is None:
-        return
-    with loop.lock:
-        if loop.run.seed_verdict is None:
-            loop.run.seed_verdict = seed_verdict  # type: ignore[assignment]
-            store.save_run(loop.run)
+    def sanitize(self, run: RunState, cid: str, path: Path) -> tuple[Failure | None, list[str]]:
+        from kernelgen.verify.checks import Failure
 
+        job = self.pool.job("sanitize", candidate=cid, source=path.read_text())
+        outcome = self.pool.run(job)
+        if outcome.failure_category is None:
+            return None, outcome.sanitized
+        return Failure(outcome.failure_category, outcome.failure_reason or ""), []
 
-# ---- timings --------------------------------------------------------------------------------
+    def promote_bench(
+        self, op: str, cand: str, source: Path, library: Path
+    ) -> tuple[BenchRecord, BenchRecord]:
+        """On one worker of the pool's GPU model (the parent of a Ray run may have no GPU)."""
+        job = self.pool.job(
+            "bench",
+            candidate=cand,
+            source=source.read_text(),
+            best_source=library.read_text(),
+            best_label="generated",
+            gpu=self.pool.environment.gpu,
+        )
+        mine, theirs = self.pool.run(job).bench
+        return mine, theirs
+
+    # ---- chains side by side ----------------------------------------------------------------
+
+    def finish_chains(
+        self,
+        run: RunState,
+        chains: list[list[CandidateRecord]],
+        round_no: int,
+        stop: Callable[[], str | None] | None = None,
+    ) -> None:
+        """Every chain of a round at once, one thread each (`stop` was asked before they
+        started); the pool's queue spreads their jobs over its workers. A lost pool ends the
+        round (and the run) once every chain has stopped."""
+        if not chains:
+            return
+        workers = min(len(chains), 32)
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chain") as ex:
+            futures = [ex.submit(run.finish_chain, chain, round_no) for chain in chains]
+        errors = [e for f in futures if (e := f.exception()) is not None]
+        if errors:
+            lost = next((e for e in errors if isinstance(e, PoolLost)), None)
+            raise lost or errors[0]
 
 
 def comparable(mine: BenchRecord, best: BenchRecord) -> str | None:
@@ -140,120 +243,11 @@ def comparable(mine: BenchRecord, best: BenchRecord) -> str | None:
     return None
 
 
-def _decide(mine: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
+def decide(mine: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
     from kernelgen.bench import accepts
 
     apart = comparable(mine, best)
     return (False, apart) if apart else accepts(mine, best)
-
-
-def _timed(
-    loop: Loop, rec: CandidateRecord, gpu: str | None
-) -> tuple[str, BenchRecord, BenchRecord]:
-    pool = _pool(loop)
-    with loop.lock:
-        best_source = loop._best_source()
-    source = store.candidate_source(loop.op, loop.run.id, rec.id)
-    job = pool.job("bench", candidate=rec.id, source=source, best_source=best_source, gpu=gpu)
-    outcome = pool.run(job)
-    mine, best = outcome.bench
-    return outcome.worker, mine, best
-
-
-def bench(loop: Loop, rec: CandidateRecord) -> CandidateRecord:
-    """Time an accepted candidate against the best on any worker; a win there is re-timed on
-    one worker of the run's GPU model before the candidate becomes the best."""
-    from kernelgen.bench import speedup
-
-    loop.observer.event(f"benchmarking {rec.id} against {loop._best_id() or 'the seed'}")
-    _, mine, best = _timed(loop, rec, None)
-    wins, why = _decide(mine, best)
-    rec = rec.model_copy(
-        update={
-            "bench": mine,
-            "speedup": speedup(mine, best),
-            "became_best": False,
-            "reason": None if wins else why,
-            "compile": mine.compile,
-        }
-    )
-    if not wins:
-        loop._save(rec)
-        return rec
-    with _state(loop).promote:  # one new best at a time, each against the one before it
-        loop.observer.event(f"re-timing {rec.id} against {loop._best_id() or 'the seed'}")
-        worker, mine, best = _timed(loop, rec, loop.run.environment.gpu)
-        wins, why = _decide(mine, best)
-        update: dict[str, object] = {
-            "bench": mine,
-            "speedup": speedup(mine, best),
-            "became_best": wins,
-            "reason": None if wins else f"re-timed against the best: {why}",
-            "compile": mine.compile,
-            "retimed_on": worker,
-        }
-        with loop.lock:
-            if wins:
-                update["best_seq"] = loop.next_best_seq() or 1
-            rec = rec.model_copy(update=update)
-            loop._save(rec)
-    return rec
-
-
-def prepare(loop: Loop) -> None:
-    """The seed's timings on one worker of the run's GPU model (the workers judge the seed
-    themselves, for their deadlines, before their first candidate)."""
-    if loop.device != "cuda" or loop.run.seed_bench is not None:
-        return
-    pool = _pool(loop)
-    loop.observer.event("benchmarking the seed against torch eager and torch.compile")
-    outcome = pool.run(pool.job("seed_bench", gpu=loop.run.environment.gpu))
-    loop.run.seed_bench = outcome.bench[0]
-    store.save_run(loop.run)
-
-
-def sanitize(loop: Loop, best: str, path: Path) -> tuple[Failure | None, list[str]]:
-    from kernelgen.verify.checks import Failure
-
-    pool = _pool(loop)
-    job = pool.job("sanitize", candidate=best, source=path.read_text())
-    outcome = pool.run(job)
-    if outcome.failure_category is None:
-        return None, outcome.sanitized
-    return Failure(outcome.failure_category, outcome.failure_reason or ""), []
-
-
-def promote_bench(
-    pool: Pool, op: str, cand: str, source: str, library: str
-) -> tuple[BenchRecord, BenchRecord]:
-    """Before promotion: the best against the library's kernel, on one worker of the pool's
-    GPU model (the parent of a Ray run may have no GPU)."""
-    job = pool.job(
-        "bench",
-        candidate=cand,
-        source=source,
-        best_source=library,
-        best_label="generated",
-        gpu=pool.environment.gpu,
-    )
-    mine, theirs = pool.run(job).bench
-    return mine, theirs
-
-
-# ---- chains side by side --------------------------------------------------------------------
-
-
-def finish_chains(loop: Loop, chains: list[list[CandidateRecord]], round_no: int) -> None:
-    """Every chain of a round at once, one thread each; the pool's queue spreads their jobs
-    over its workers. A lost pool ends the round (and the run) once every chain has stopped."""
-    if not chains:
-        return
-    with ThreadPoolExecutor(max_workers=min(len(chains), 32), thread_name_prefix="chain") as ex:
-        futures = [ex.submit(loop.finish_chain, chain, round_no) for chain in chains]
-    errors = [e for f in futures if (e := f.exception()) is not None]
-    if errors:
-        lost = next((e for e in errors if isinstance(e, PoolLost)), None)
-        raise lost or errors[0]
 
 
 # ---- the tuner's search ---------------------------------------------------------------------

@@ -16,8 +16,8 @@ from typing import Any
 
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.records import Environment
+from kernelgen.run.pool import START_TIMEOUT_S, Pool, WorkerDied, parse_gpus
 from kernelgen.run.station import Job, Outcome, Ready, Station, StationConfig
-from kernelgen.run.workers import START_TIMEOUT_S, Pool, WorkerDied, parse_gpus
 
 INSTALL = "--ray needs Ray, an optional extra: pip install 'kernelgen[ray]'"
 CONNECT_TIMEOUT_S = 5.0
