@@ -155,4 +155,23 @@ SPEC = {
         {"name": "1x4096", "dims": {"rows": 1, "cols": 4096}},
         {"name": "8x7168", "dims": {"rows": 8, "cols": 7168}},
     ],
+    # The torch call kernelgen_ops.enable() may send to the kernel (nn.RMSNorm calls it): one
+    # normalized dimension, the last, with a weight. eps=None is torch's default: float32's
+    # machine epsilon whatever the input dtype, since torch computes these dtypes in float32.
+    "routes": [
+        {
+            "function": "torch.nn.functional.rms_norm",
+            "params": "input, normalized_shape, weight=None, eps=None",
+            "args": {
+                "input": {"takes": "input", "kernel": "x"},
+                "normalized_shape": {"takes": "last_shape"},
+                "weight": {"takes": "per_column", "kernel": "weight"},
+                "eps": {
+                    "takes": "number",
+                    "kernel": "eps",
+                    "value": torch.finfo(torch.float32).eps,
+                },
+            },
+        },
+    ],
 }

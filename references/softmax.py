@@ -170,4 +170,37 @@ SPEC = {
         # 40.0 us on the device against the kernel's 5.1 (library bench, H200, 2026-12-04).
         {"name": "1x151936", "dims": {"rows": 1, "cols": 151936}},
     ],
+    # The torch calls kernelgen_ops.enable() may send to the kernel (nn.Softmax calls F.softmax):
+    # softmax over the last dimension, in the input's dtype, into a new tensor.
+    "routes": [
+        {
+            "function": "torch.softmax",
+            "params": "input, dim, dtype=None, *, out=None",
+            "args": {
+                "input": {"takes": "input", "kernel": "x"},
+                "dim": {"takes": "last_dim"},
+                "dtype": {"takes": "none"},
+                "out": {"takes": "none"},
+            },
+        },
+        {
+            "function": "torch.nn.functional.softmax",
+            "params": "input, dim=None, _stacklevel=3, dtype=None",
+            "args": {
+                "input": {"takes": "input", "kernel": "x"},
+                "dim": {"takes": "last_dim"},
+                "_stacklevel": {"takes": "any"},
+                "dtype": {"takes": "none"},
+            },
+        },
+        {
+            "function": "torch.Tensor.softmax",
+            "params": "self, dim, dtype=None",
+            "args": {
+                "self": {"takes": "input", "kernel": "x"},
+                "dim": {"takes": "last_dim"},
+                "dtype": {"takes": "none"},
+            },
+        },
+    ],
 }

@@ -31,7 +31,6 @@ Writes JSON to the path given (default: stdout only).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import importlib
 import json
 import os
@@ -48,7 +47,7 @@ import kernelgen_ops  # noqa: E402
 import torch  # noqa: E402
 import triton  # noqa: E402
 from kernelgen_ops import _launch, _plans  # noqa: E402
-from kernelgen_ops._routing import ROUTABLE  # noqa: E402
+from kernelgen_ops._routing import routable  # noqa: E402
 
 CALLS = 2000
 ROUNDS = 9  # side_by_side's rounds per pair
@@ -271,7 +270,7 @@ def measure(op: str, shape: str, args: tuple, eager: Callable[[], Any]) -> dict[
         row["public_bench_library_us"] = timing.host_us(call, 200)
     finally:
         kernelgen_ops.set_dispatch("measured")
-    if op in ROUTABLE:
+    if op in routable():
         row.update(routed(op, args, eager))
     if PROFILE:
         row["profile"] = profile(lambda: public(*args))
@@ -324,10 +323,8 @@ def routed(op: str, args: tuple, eager: Callable[[], Any]) -> dict[str, Any]:
     nothing = lambda *a, **k: None  # noqa: E731
     # The route of `plain`'s entry point, passing every call on to `nothing` (no shortcut past
     # it to torch's op): its cost alone.
-    entry = next(e for e in _routing.ENTRIES[op] if getattr(e.owner, e.attr) is plain)
-    bare = _routing._route(
-        op, dataclasses.replace(entry, torch_path=()), nothing, lambda *a: _routing._DECLINED
-    )
+    entry = next(e for e in _routing.entries(op) if getattr(e.owner, e.attr) is plain)
+    bare = _routing._route(op, entry, nothing, shortcut=False)
     return row | {
         "route_alone_us": per_call_us(lambda: call(bare)),
         "nothing_us": per_call_us(lambda: call(nothing)),

@@ -31,6 +31,7 @@ from kernelgen.records import (
     ShapeTiming,
     Verdict,
 )
+from kernelgen.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[1]
 H200 = "NVIDIA H200"
@@ -152,6 +153,13 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
     manifest = json.loads((library / "MANIFEST.json").read_text())
     entry = manifest["ops"]["softmax"]
     assert entry["measured"] is True and entry["tuned_on"] == [f"{H200}|triton-3.6.0"]
+    # The torch entry points its spec declares, for the library's routes to be made from.
+    assert [r["function"] for r in entry["routes"]] == [
+        "torch.softmax",
+        "torch.nn.functional.softmax",
+        "torch.Tensor.softmax",
+    ]
+    assert entry["routes"][0]["args"]["input"] == {"takes": "input", "kernel": "x", "value": None}
     # The others are kept (read and written back as records: fields added since have defaults).
     kept = ManifestEntry.model_validate(before["ops"]["rms_norm"]).model_dump(mode="json")
     assert manifest["ops"]["rms_norm"] == kept
@@ -325,6 +333,51 @@ def test_an_unmeasured_seed_says_so(project: Path) -> None:
     assert "NOT MEASURED" in (library / "rms_norm.py").read_text().split('"""')[0]
     entry = json.loads((library / "MANIFEST.json").read_text())["ops"]["rms_norm"]
     assert entry["measured"] is False and entry["speedups"] is None and entry["device"] is None
+    # No evidence to route by: its routed calls would all keep torch's op.
+    assert entry["routes"] == []
+
+
+def test_the_shipped_routes_are_the_spec_s() -> None:
+    """Each measured operator's routes in MANIFEST.json are what its spec declares (routing is
+    declared in references/, never edited in the library); an unmeasured one has none."""
+    manifest = package.load_manifest(REPO / "generated" / "kernelgen_ops")
+    for op, entry in manifest.ops.items():
+        declared = load_spec(op).data.routes if entry.measured else []
+        assert entry.routes == declared, op
+    assert {op for op, e in manifest.ops.items() if e.routes} >= {"softmax", "rms_norm"}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda s: s.replace('"self": {"takes": "input", "kernel": "x"}', '"self": '
+                                '{"takes": "input", "kernel": "y"}'),
+            r"routes\[2\] \(torch.Tensor.softmax\): passes \['y'\] to the kernel; expected each "
+            r"of \['x'\] once",
+        ),
+        (
+            lambda s: s.replace('"function": "torch.Tensor.softmax"',
+                                '"function": "torch.Tensor.softmaks"'),
+            r"routes\[2\] \(torch.Tensor.softmaks\): no such torch function",
+        ),
+        (
+            lambda s: s.replace('"bucket": ["rows", "cols"]', '"bucket": ["cols", "rows"]'),
+            r"keyed by its input's rows and last dimension; SPEC.bucket \['cols', 'rows'\]",
+        ),
+    ],
+)  # fmt: skip
+def test_promote_refuses_routes_that_do_not_fit_the_kernel(
+    project: Path, change, message: str
+) -> None:
+    reference = project / "references" / "softmax.py"
+    reference.write_text(change(reference.read_text()))
+    before = _snapshot(_library(project))
+    with pytest.raises(PromoteError, match=message):
+        promote(
+            "softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX), check_import=False
+        )
+    assert _snapshot(_library(project)) == before
 
 
 def test_render_init_matches_the_committed_library() -> None:

@@ -16,7 +16,8 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
 
 Each operator is also the torch custom op kernelgen_ops::<name>, so it works inside
 torch.compile(fullgraph=True). available() tells where each kernel came from and what it
-measured; enable() / disable() / use() route the matching torch calls to these kernels.
+measured; enable() / disable() / use() route the matching torch calls to these kernels
+(routable(): the operators whose spec names torch entry points, recorded in MANIFEST.json).
 A call takes the kernel only where it measured faster than torch's op on this device
 (configs/<op>.json "dispatch", shown by available()); set_dispatch("device") judges by
 device time alone, for steps run as CUDA graphs; set_dispatch("kernel" | "torch") forces one
@@ -39,6 +40,7 @@ from . import sparse_attn as _sparse_attn
 from . import topk as _topk
 from ._routing import disable as disable
 from ._routing import enable as enable
+from ._routing import routable as routable
 from ._routing import routed as routed
 from ._routing import use as use
 from ._runtime import dispatch_mode as dispatch_mode

@@ -1,36 +1,42 @@
 """Route torch calls to the generated kernels where the result is the same, and only there.
 
-    kernelgen_ops.enable()                      # softmax and rms_norm calls go to the kernels
-    kernelgen_ops.enable(exclude=["rms_norm"])  # only softmax
+    kernelgen_ops.enable()                      # every routable operator's torch calls
+    kernelgen_ops.enable(exclude=["rms_norm"])  # all but rms_norm's
     kernelgen_ops.disable()                     # torch's own functions are back
     with kernelgen_ops.use(include=["softmax"]): ...   # for one block, restored on exit
 
-enable() patches torch.softmax, torch.nn.functional.softmax, torch.Tensor.softmax and
-torch.nn.functional.rms_norm (so nn.Softmax and nn.RMSNorm follow) with wrappers that send a call
-to the kernel only when it computes the same thing torch would: the last dimension; a float16,
-bfloat16 or float32 tensor on CUDA (on CPU under TRITON_INTERPRET=1, float16 and float32 only:
-the interpreter's bf16 arithmetic is not the GPU's); no dtype= cast; no gradient needed; no
-autocast (which computes in float32 and returns float32); plain tensors only (not vmap/functorch
-wrappers, fake tensors or other subclasses). Every other call goes to the function that was there
-before, unchanged. While tracing (torch.compile, torch.jit.trace, torch.fx) the wrappers step
-aside too, so the tracer records torch's op and Inductor generates and fuses its own kernel; to
-put a generated kernel into a compiled graph, call kernelgen_ops.<op>, a torch custom op. So do
-they under a __torch_function__ mode (torch.set_default_device installs one): the mode sees the
-call as it would without routing.
+Which torch functions an operator takes calls from, and which values of their arguments its kernel
+takes, is declared in the operator's spec (SPEC.routes in references/<op>.py, described in
+kernelgen/spec/routes.py) and recorded by promotion in MANIFEST.json ("routes") for a kernel it
+measured; routable() lists those operators. Today softmax takes torch.softmax,
+torch.nn.functional.softmax and torch.Tensor.softmax (so nn.Softmax follows), and rms_norm
+torch.nn.functional.rms_norm (so nn.RMSNorm follows).
 
-torch.jit.script cannot compile these wrappers: call disable() before scripting.
+enable() patches each of them with a route, a function generated from its declaration, that sends
+a call to the kernel only when it computes the same thing torch would: argument values the
+declaration lets through (the last dimension; no dtype= cast; ...); a float16, bfloat16 or float32
+tensor on CUDA (on CPU under TRITON_INTERPRET=1, float16 and float32 only: the interpreter's bf16
+arithmetic is not the GPU's); no gradient needed; no autocast (which computes in float32 and
+returns float32); plain tensors only (not vmap/functorch wrappers, fake tensors or other
+subclasses). Every other call goes to the function that was there before, unchanged. While
+tracing (torch.compile, torch.jit.trace, torch.fx) the routes step aside too, so the tracer
+records torch's op and Inductor generates and fuses its own kernel; to put a generated kernel into
+a compiled graph, call kernelgen_ops.<op>, a torch custom op. So do they under a
+__torch_function__ mode (torch.set_default_device installs one): the mode sees the call as it
+would without routing.
+
+torch.jit.script cannot compile these routes: call disable() before scripting.
 """
 
 import contextlib
 import functools
 import importlib
+import inspect
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
 from . import _runtime
 
@@ -39,12 +45,18 @@ _FLOATS = frozenset({torch.float16, torch.bfloat16, torch.float32})
 # FunctionalTensor, DTensor and other subclasses are not.
 _PLAIN = frozenset({torch.Tensor, torch.nn.Parameter})
 _MISSING = object()
-_device_index = _runtime._device_index
-_dynamo_compiling = torch.compiler.is_dynamo_compiling
-_function_mode = torch._C._is_torch_function_mode_enabled
 _functorch_active: Callable[[], bool] = getattr(
     torch._C, "_are_functorch_transforms_active", lambda: False
 )
+# What the generated routes read from this module's globals (at call time, so a test may patch
+# _routable), besides torch, _routable and _tracing.
+_T = torch.Tensor
+_P = torch.nn.Parameter
+_device_index = _runtime._device_index
+_dynamo_compiling = torch.compiler.is_dynamo_compiling
+_function_mode = torch._C._is_torch_function_mode_enabled
+_has_torch_function_variadic = torch._C._has_torch_function_variadic
+_tensor_softmax = torch._C.TensorBase.softmax  # torch's own method, under any patch of Tensor's
 
 
 def _tracing() -> bool:
@@ -69,43 +81,164 @@ def _routable(x: Any) -> bool:
     )
 
 
-_DECLINED = object()  # a kernel call's answer "not this call": the function before takes it
-
-
 @dataclass(frozen=True)
 class _Entry:
-    """One torch entry point of an operator, as its route is generated: the route's signature
-    (`params`), the call that passes it on unchanged (`forward`), the kernel's arguments taken
-    from it (`kernel`) and a condition on the rest (`kernel_if`); what says that a
-    __torch_function__ (a mode, or an argument's override) claims the call (`claimed`: the
-    route then reads nothing of the tensor); and what torch's path runs (`torch_path`, lines;
-    default: `forward`), which may be the entry point's own body, shorter.
+    """One torch entry point of an operator, as MANIFEST.json records it (SPEC.routes): its
+    name ('torch.nn.functional.softmax'), its parameters as the route takes them (`params`:
+    torch's own signature for its Python functions, a test compares them; the one torch's
+    parser takes for its C functions), per parameter what the kernel takes (`args`), and the
+    kernel's parameters in order (`kernel`). A name that is not among `params` raises the
+    TypeError that torch's would. No **kwargs: packing them costs 0.2 us a call, as much as the
+    rest of the route (a 2-core CPU, 2026-12-04)."""
 
-    A route's signature is its entry point's: torch's own for its Python functions (F.softmax,
-    F.rms_norm; a test compares them), the one torch's C functions parse for the forms with an
-    int dim (torch.softmax, Tensor.softmax). A name that is not there raises the TypeError that
-    torch's would. No **kwargs: packing them costs 0.2 us a call, as much as the rest of the
-    route (a 2-core CPU, 2026-12-04)."""
-
-    owner: object
-    attr: str
+    op: str
+    name: str
     params: str
-    forward: str
-    kernel: str
-    kernel_if: str = ""
-    claimed: str = "_function_mode()"
-    torch_path: tuple[str, ...] = ()
+    args: dict[str, dict[str, Any]]
+    kernel: tuple[str, ...]
 
     @property
-    def name(self) -> str:
-        """'torch.softmax', 'torch.nn.functional.softmax', 'torch.Tensor.softmax', ..."""
-        owner = self.owner
-        where = (
-            owner.__name__
-            if isinstance(owner, ModuleType)
-            else f"{owner.__module__}.{owner.__qualname__}"
-        )
-        return f"{where}.{self.attr}"
+    def owner(self) -> object:
+        """torch.nn.functional for 'torch.nn.functional.softmax', torch.Tensor for
+        'torch.Tensor.softmax'."""
+        parts = self.name.split(".")[:-1]
+        for cut in range(len(parts), 0, -1):
+            try:
+                owner: object = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for part in parts[cut:]:
+                owner = getattr(owner, part)
+            return owner
+        raise ValueError(f"kernelgen_ops: no module for {self.name}")
+
+    @property
+    def attr(self) -> str:
+        return self.name.rsplit(".", 1)[1]
+
+
+def entries(op: str) -> list[_Entry]:
+    """The torch entry points of `op` that MANIFEST.json records ([] for none)."""
+    entry = _runtime.manifest()["ops"].get(op) or {}
+    kernel = tuple(p["name"] for p in entry.get("params", ()))
+    return [
+        _Entry(op, r["function"], r["params"], r["args"], kernel) for r in entry.get("routes") or ()
+    ]
+
+
+def routable() -> list[str]:
+    """The operators whose torch calls enable() can route: those MANIFEST.json records routes
+    for."""
+    return sorted(op for op, e in _runtime.manifest()["ops"].items() if e.get("routes"))
+
+
+# What a Python entry point of torch runs for plain tensors where no __torch_function__ claims
+# the call (the route has asked just before), so that a route where torch's op takes the call
+# runs it without the entry point's own frame. Torch's knowledge, not an operator's: keyed by
+# torch's name, in the entry point's own parameter names. An entry point not here is called
+# itself; a C function is called with only the arguments given (see _torch_path).
+_TORCH_PATHS: dict[str, tuple[str, ...]] = {
+    # F.softmax's body, for a plain tensor and no __torch_function__ mode, is input.softmax(dim)
+    # (dim given, no dtype): torch's own method here, since Tensor.softmax may be routed too and
+    # the call would pay the route twice.
+    "torch.nn.functional.softmax": (
+        "if dtype is None and dim is not None:",
+        "    return _tensor_softmax(input, dim)",
+    ),
+    # F.rms_norm's body, where no __torch_function__ claims the call, is torch.rms_norm(...).
+    "torch.nn.functional.rms_norm": (
+        "return torch.rms_norm(input, normalized_shape, weight, eps)",
+    ),
+}
+
+
+def _signature(params: str) -> inspect.Signature:
+    scope: dict[str, Any] = {}
+    exec(f"def route({params}): pass", {}, scope)  # literal defaults only (the spec checks)
+    return inspect.signature(scope["route"])
+
+
+def _forward(sig: inspect.Signature, python: bool) -> str:
+    """The call that passes a route's arguments on unchanged: a Python function's by position
+    (keyword-only by name); a C function's parameters with a default by name, as every overload
+    its parser tries takes them (torch.softmax's Dimname form takes dtype by name only)."""
+    return ", ".join(
+        p.name
+        if p.kind is p.POSITIONAL_OR_KEYWORD and (python or p.default is p.empty)
+        else f"{p.name}={p.name}"
+        for p in sig.parameters.values()
+    )
+
+
+def _torch_path(entry: _Entry, sig: inspect.Signature, python: bool, shortcut: bool) -> list[str]:
+    """The lines of a route where torch's op takes the call: the shortcut past the entry point's
+    body (_TORCH_PATHS), or for a C function whose optional parameters all default to None, the
+    call with only the others where they are None (its parser takes it faster); then the call
+    passed on as it came, unless the shortcut already returned."""
+    lines: list[str] = []
+    if shortcut and python:
+        lines = list(_TORCH_PATHS.get(entry.name, ()))
+    elif shortcut:
+        given = [p for p in sig.parameters.values() if p.default is not p.empty]
+        if given and all(p.default is None for p in given):
+            needed = ", ".join(p.name for p in sig.parameters.values() if p.default is p.empty)
+            lines = [
+                f"if {' and '.join(f'{p.name} is None' for p in given)}:",
+                f"    return original({needed})",
+            ]
+    if not lines or lines[-1].startswith(" "):
+        lines.append(f"return original({_forward(sig, python)})")
+    return lines
+
+
+def _kernel_if(entry: _Entry, x: str) -> str:
+    """The condition under which the kernel computes what torch would, from the declaration:
+    the cheap checks of values first, then whether anything traces, then the tensors."""
+    values, tensors = [], []
+    for name, arg in entry.args.items():
+        takes, value = arg["takes"], arg.get("value")
+        if takes == "none":
+            values.append(f"{name} is None")
+        elif takes == "equals":
+            values.append(f"type({name}) is {type(value).__name__} and {name} == {value!r}")
+        elif takes == "last_dim":
+            tensors.append(f"type({name}) is int and ({name} == -1 or {name} == {x}.dim() - 1)")
+        elif takes == "last_shape":
+            tensors.append(
+                f"isinstance({name}, (list, tuple, torch.Size)) and tuple({name}) == "
+                f"({x}.shape[-1],)"
+            )
+        elif takes == "number":
+            number = f"type({name}) in (float, int)"
+            tensors.append(number if value is None else f"({name} is None or {number})")
+        elif takes == "input":
+            tensors.append(f"_routable({name})")
+        elif takes == "per_column":
+            tensors.append(
+                f"_routable({name}) and {name}.dtype == {x}.dtype and {name}.device == "
+                f"{x}.device and {name}.shape == {x}.shape[-1:]"
+            )
+        elif takes != "any":
+            raise ValueError(f"kernelgen_ops: {entry.name}: {name} takes {takes!r}, unknown")
+    return " and ".join([*values, "not _tracing()", *tensors])
+
+
+def _kernel_args(entry: _Entry) -> str:
+    """The kernel's arguments, in its order, from the entry point's."""
+    by_kernel = {arg.get("kernel"): (name, arg) for name, arg in entry.args.items()}
+    out = []
+    for k in entry.kernel:
+        name, arg = by_kernel[k]
+        if arg["takes"] == "number":
+            value = arg.get("value")
+            out.append(
+                f"float({name})"
+                if value is None
+                else f"({value!r} if {name} is None else float({name}))"
+            )
+        else:
+            out.append(name)
+    return ", ".join(out)
 
 
 # A route is a function generated per entry point, since at the decode sizes where torch's op
@@ -116,66 +249,68 @@ class _Entry:
 #   H200 that broke fullgraph=True), and it would guard the graph on the kept answers (a
 #   recompile per new shape kept). is_dynamo_compiling is one frame where is_compiling is two;
 #   export outside dynamo (which is_compiling also covers) is caught by _tracing before a kernel;
-# - under a __torch_function__ mode: the mode would see our reads of the tensor (x.shape) as
-#   calls of its own;
+# - under a __torch_function__ mode (and, where the entry point takes two tensors, either's
+#   override, asked once as torch's Python functions ask it): the mode would see our reads of
+#   the tensor (x.shape) as calls of its own;
 # - a tensor subclass (FakeTensor, DTensor, ...) never reaches a kernel: torch's function takes
 #   it, and whatever it overrides.
 # Where torch's op takes the call (the decode sizes, a device without evidence) the call goes
 # straight to it, before the checks only a call to the kernel needs; it only ever goes to the
 # function that was there before, which every call the kernel may not take gets anyway, so the
-# order of the checks changes no answer.
+# order of the checks changes no answer. Where the kernel takes it, the route calls the public
+# call's repeat path (kernelgen_ops._<op>_call, _calls.py), looked up on the package on every
+# call (one attribute read), as the public call looks up the module's launcher, so either can
+# be spied on; the unrouted table then answers the kernel too (it counts no route).
 _ROUTE = """def {name}({params}):
-    if (type({x}) is _T or type({x}) is _P) and not (_dynamo() or {claimed}):
+    if (type({x}) is _T or type({x}) is _P) and not (_dynamo_compiling() or {claimed}):
         to_torch = kept.get({key})
         if to_torch is None:
             to_torch = routed_to_torch({x}.shape)
         if to_torch:
             {torch_path}
-        if {kernel_if}not _tracing():
-            answer = kernel({kernel})
-            if answer is not _DECLINED:
-                return answer
+        if {kernel_if}:
+            return ops._{op}_call.fast({kernel_args})
     return original({forward})
 """
 
 
-def _route(op: str, entry: _Entry, original: Callable, kernel: Callable) -> Callable:
-    """The route of one entry point of `op` standing in for `original`: `kernel(...)` (the
-    entry's kernel arguments) runs the kernel where it may take the call and says _DECLINED
-    where not; every other call goes to `original`, unchanged. Its source is kept as the
-    function's `source`."""
-    x = entry.params.split(",")[0]
-    key = f"{x}.shape" if _runtime.one_table() else f"(_device_index(), {x}.shape)"
-    torch_path = entry.torch_path or (f"return original({entry.forward})",)
+def _route(op: str, entry: _Entry, original: Callable, shortcut: bool = True) -> Callable:
+    """The route of one entry point of `op` standing in for `original` (see _ROUTE); with
+    shortcut=False its torch path calls `original` as the call came (a script's measure of the
+    route alone). Its source is kept as the function's `source`."""
+    sig = _signature(entry.params)
+    # torch's own function under any wrapper of it (ours too): what decides how it is called
+    python = inspect.isfunction(inspect.unwrap(getattr(entry.owner, entry.attr)))
+    x = next(iter(sig.parameters))
+    tensors = [n for n, a in entry.args.items() if a["takes"] in ("input", "per_column")]
     source = _ROUTE.format(
         name=op,
+        op=op,
         params=entry.params,
         x=x,
-        key=key,
-        claimed=entry.claimed,
-        torch_path="\n            ".join(torch_path),
-        forward=entry.forward,
-        kernel=entry.kernel,
-        kernel_if=f"{entry.kernel_if} and " if entry.kernel_if else "",
+        key=f"{x}.shape" if _runtime.one_table() else f"(_device_index(), {x}.shape)",
+        claimed=(
+            f"_has_torch_function_variadic({', '.join(tensors)})"
+            if len(tensors) > 1
+            else "_function_mode()"
+        ),
+        torch_path="\n            ".join(_torch_path(entry, sig, python, shortcut)),
+        kernel_if=_kernel_if(entry, x),
+        kernel_args=_kernel_args(entry),
+        forward=_forward(sig, python),
     )
-    scope = {
-        "_dynamo": _dynamo_compiling,
-        "_function_mode": _function_mode,
-        "_T": torch.Tensor,
-        "_P": torch.nn.Parameter,
-        "_device_index": _device_index,
-        "_tracing": _tracing,
-        "_DECLINED": _DECLINED,
-        "kept": _runtime.ROUTED_KEPT.setdefault(op, {}),
-        "routed_to_torch": functools.partial(_runtime.routed_to_torch, op),
-        "original": original,
-        "kernel": kernel,
-        "torch": torch,
-        "_tensor_softmax": _tensor_softmax,
-        "_has_torch_function_variadic": torch._C._has_torch_function_variadic,
-    }
-    exec(compile(source, f"<kernelgen_ops route {entry.name}>", "exec"), scope)
-    route = scope[op]
+    # Made in a closure over what is the route's own (one cell read each), with this module's
+    # globals for the rest.
+    maker = "def make(original, kept, routed_to_torch, ops):\n"
+    maker += "".join(f"    {line}\n" for line in source.splitlines()) + f"    return {op}\n"
+    scope: dict[str, Any] = {}
+    exec(compile(maker, f"<kernelgen_ops route {entry.name}>", "exec"), globals(), scope)
+    route = scope["make"](
+        original,
+        _runtime.ROUTED_KEPT.setdefault(op, {}),
+        functools.partial(_runtime.routed_to_torch, op),
+        importlib.import_module("kernelgen_ops"),
+    )
     route.__qualname__ = op
     route.__doc__ = original.__doc__
     route.__wrapped__ = original  # type: ignore[attr-defined]
@@ -183,140 +318,18 @@ def _route(op: str, entry: _Entry, original: Callable, kernel: Callable) -> Call
     return route
 
 
-_tensor_softmax = torch._C.TensorBase.softmax  # torch's own method, under any patch of Tensor's
-
-
-def _softmax_kernel(kernel: Callable[[], Any]) -> Callable:
-    def call(x: Any, dim: Any, dtype: Any) -> Any:
-        if (
-            dtype is None
-            and type(dim) is int
-            and _routable(x)
-            and (dim == -1 or dim == x.dim() - 1)
-        ):
-            return kernel().fast(x)
-        return _DECLINED
-
-    return call
-
-
-# torch's rms_norm computes in float32 for these dtypes and, with eps=None, uses float32's
-# machine epsilon (opmath epsilon) whatever the input dtype; the kernel computes in float32 too.
-_DEFAULT_EPS = torch.finfo(torch.float32).eps
-
-
-def _rms_norm_kernel(kernel: Callable[[], Any]) -> Callable:
-    def call(x: Any, shape: Any, w: Any, eps: Any) -> Any:
-        eps = _DEFAULT_EPS if eps is None else eps
-        if (
-            _routable(x)
-            and _routable(w)
-            and w.dtype == x.dtype
-            and w.device == x.device
-            and w.shape == x.shape[-1:]
-            and isinstance(shape, (list, tuple, torch.Size))
-            and tuple(shape) == (x.shape[-1],)
-            and type(eps) in (float, int)
-        ):
-            return kernel().fast(x, w, float(eps))
-        return _DECLINED
-
-    return call
-
-
-def _public_call(op: str) -> Callable[[], Any]:
-    """The op's public call (kernelgen_ops._<op>_call, _calls.py), whose repeat path answers the
-    contract and the dispatch once per key and replays the launch plan. A routed call reaches it
-    only where the route's table answered the kernel for the shape (the unrouted table then
-    answers the kernel too: it counts no route). Looked up on every routed call (one attribute
-    read), as the public call looks up the module's launcher, so either can be spied on."""
-    package = importlib.import_module("kernelgen_ops")
-    return lambda: getattr(package, f"_{op}_call")
-
-
-# The torch entry points of each routed operator.
-ENTRIES = {
-    "softmax": (
-        _Entry(
-            torch,
-            "softmax",
-            "input, dim, dtype=None, *, out=None",
-            "input, dim, dtype=dtype, out=out",
-            "input, dim, dtype",
-            "out is None",
-            torch_path=(
-                "if dtype is None and out is None:",
-                "    return original(input, dim)",
-                "return original(input, dim, dtype=dtype, out=out)",
-            ),
-        ),
-        # F.softmax's body, for a plain tensor and no __torch_function__ mode, is
-        # input.softmax(dim) (dim given, no dtype): torch's own method here, since
-        # Tensor.softmax is routed too and the call would pay the route twice.
-        _Entry(
-            F,
-            "softmax",
-            "input, dim=None, _stacklevel=3, dtype=None",
-            "input, dim, _stacklevel, dtype",
-            "input, dim, dtype",
-            torch_path=(
-                "if dtype is None and dim is not None:",
-                "    return _tensor_softmax(input, dim)",
-                "return original(input, dim, _stacklevel, dtype)",
-            ),
-        ),
-        _Entry(
-            torch.Tensor,
-            "softmax",
-            "self, dim, dtype=None",
-            "self, dim, dtype=dtype",
-            "self, dim, dtype",
-            torch_path=(
-                "if dtype is None:",
-                "    return original(self, dim)",
-                "return original(self, dim, dtype=dtype)",
-            ),
-        ),
-    ),
-    # F.rms_norm's body, where no __torch_function__ claims the call, is torch.rms_norm(...).
-    "rms_norm": (
-        _Entry(
-            F,
-            "rms_norm",
-            "input, normalized_shape, weight=None, eps=None",
-            "input, normalized_shape, weight, eps",
-            "input, normalized_shape, weight, eps",
-            # What F.rms_norm asks first, asked once for both tensors and the mode.
-            claimed="_has_torch_function_variadic(input, weight)",
-            torch_path=("return torch.rms_norm(input, normalized_shape, weight, eps)",),
-        ),
-    ),
-}
-_KERNELS = {"softmax": _softmax_kernel, "rms_norm": _rms_norm_kernel}
-
-
 def _targets(op: str) -> list[tuple[object, str, Callable[[Callable], Callable]]]:
     """(owner, attribute, make_route(original)) for each torch entry point of an op."""
-    kernel = _KERNELS[op](_public_call(op))
-    return [
-        (e.owner, e.attr, lambda original, e=e: _route(op, e, original, kernel))
-        for e in ENTRIES.get(op, ())
-    ]
+    return [(e.owner, e.attr, lambda original, e=e: _route(op, e, original)) for e in entries(op)]
 
 
-ROUTABLE = ("softmax", "rms_norm")
-
-# (owner, attribute) -> (what owner.__dict__ held before, our wrapper)
+# (owner, attribute) -> (what owner.__dict__ held before, our route)
 _patches: dict[tuple[object, str], tuple[object, Callable]] = {}
 _routed: dict[str, list[tuple[object, str]]] = {}
 
 
-def _present() -> list[str]:
-    return [op for op in ROUTABLE if op in _runtime.manifest()["ops"]]
-
-
 def _select(include: Iterable[str] | None, exclude: Iterable[str] | None) -> list[str]:
-    present = _present()
+    present = routable()
     for name in (*(include or ()), *(exclude or ())):
         if name not in present:
             raise ValueError(
@@ -329,7 +342,7 @@ def _select(include: Iterable[str] | None, exclude: Iterable[str] | None) -> lis
 
 def _dynamo_knows_torch() -> None:
     """Dynamo builds its table of torch's functions once, by name, at the first compile (or
-    when asked). Built while our wrappers stand in torch's place, it holds them instead of
+    when asked). Built while our routes stand in torch's place, it holds them instead of
     torch's own functions, and a compiled graph that calls torch.softmax breaks: torch 2.11 on
     the H200 raised "Attempted to call function marked as skipped" under fullgraph=True. So it
     is built before the first patch: an import of torch._dynamo (about a second) on the first
@@ -347,9 +360,9 @@ def _patch(op: str) -> None:
     keys = []
     for owner, attr, make in _targets(op):
         before = vars(owner).get(attr, _MISSING)
-        wrapper = make(getattr(owner, attr))
-        setattr(owner, attr, wrapper)
-        _patches[(owner, attr)] = (before, wrapper)
+        route = make(getattr(owner, attr))
+        setattr(owner, attr, route)
+        _patches[(owner, attr)] = (before, route)
         keys.append((owner, attr))
     _routed[op] = keys
 
@@ -357,9 +370,9 @@ def _patch(op: str) -> None:
 def _unpatch(op: str) -> None:
     for key in _routed.pop(op):
         owner, attr = key
-        before, wrapper = _patches.pop(key)
+        before, route = _patches.pop(key)
         # Someone patched over us since: their function stays, and it still calls ours.
-        if vars(owner).get(attr) is not wrapper:
+        if vars(owner).get(attr) is not route:
             continue
         if before is _MISSING:
             delattr(owner, attr)

@@ -312,8 +312,8 @@ def test_the_routes_signatures_are_torch_s() -> None:
 
     python = [
         (e, getattr(e.owner, e.attr))
-        for entries in _routing.ENTRIES.values()
-        for e in entries
+        for op in _routing.routable()
+        for e in _routing.entries(op)
         if inspect.isfunction(getattr(e.owner, e.attr))
     ]
     assert {e.name for e, _ in python} >= {
@@ -321,7 +321,7 @@ def test_the_routes_signatures_are_torch_s() -> None:
         "torch.nn.functional.rms_norm",
     }
     for entry, original in python:
-        route = _routing._route("x", entry, original, lambda *a: None)
+        route = _routing._route(entry.op, entry, original)
         ours = inspect.signature(route, follow_wrapped=False)
         theirs = inspect.signature(original).replace(return_annotation=inspect.Signature.empty)
         assert ours == theirs.replace(
@@ -357,3 +357,67 @@ def test_a_torch_function_mode_still_sees_the_functional_calls(device: str) -> N
         _runtime.set_dispatch("torch")
         routed = run()
     assert plain == routed == ["softmax", "rms_norm"]
+
+
+def test_what_is_routed_is_what_the_manifest_records() -> None:
+    """routable() is the operators MANIFEST.json records torch entry points for, and enable()
+    patches exactly those entry points."""
+    from kernelgen_ops import _routing
+
+    ops = kernelgen_ops.available()
+    assert kernelgen_ops.routable() == sorted(op for op, e in ops.items() if e["routes"])
+    assert "silu_and_mul" not in kernelgen_ops.routable()  # no torch entry point declared
+    declared = {r["function"] for op in kernelgen_ops.routable() for r in ops[op]["routes"]}
+    kernelgen_ops.enable()
+    patched = {e.name for op in _routing.routed() for e in _routing.entries(op)}
+    assert patched == declared
+    assert all(
+        hasattr(getattr(e.owner, e.attr), "source") for op in ops for e in _routing.entries(op)
+    )
+    kernelgen_ops.disable()
+    _untouched()
+
+
+def test_a_declared_entry_point_needs_no_code_of_its_own(
+    spies: dict[str, Spy], device: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry point the library has no line for, declared as data the way MANIFEST.json
+    records SPEC.routes: its route takes the kernel exactly where every argument is a value its
+    rule lets through, and passes every other call on unchanged."""
+    import types
+
+    from kernelgen_ops import _routing
+
+    seen: list[tuple] = []
+
+    def softmax_like(input, dim, mode="exact", *, scale=None):  # noqa: ANN001, ANN202
+        seen.append((dim, mode, scale))
+        return torch.softmax(input, dim)
+
+    module = types.ModuleType("declared_elsewhere")
+    module.softmax_like = softmax_like  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "declared_elsewhere", module)
+    entry = _routing._Entry(
+        op="softmax",
+        name="declared_elsewhere.softmax_like",
+        params='input, dim, mode="exact", *, scale=None',
+        args={
+            "input": {"takes": "input", "kernel": "x"},
+            "dim": {"takes": "last_dim"},
+            "mode": {"takes": "equals", "value": "exact"},
+            "scale": {"takes": "none"},
+        },
+        kernel=("x",),
+    )
+    route = _routing._route("softmax", entry, softmax_like)
+    x = _x(device)
+    torch.testing.assert_close(route(x, -1), torch.softmax(x, -1))
+    torch.testing.assert_close(route(x, dim=1, mode="exact"), torch.softmax(x, -1))
+    assert spies["softmax"].calls == 2 and seen == []
+    route(x, 0)  # another dim
+    route(x, -1, "fast")  # another mode
+    route(x, -1, scale=2.0)  # a value where the rule takes only None
+    assert spies["softmax"].calls == 2
+    assert seen == [(0, "exact", None), (-1, "fast", None), (-1, "exact", 2.0)]
+    with pytest.raises(TypeError):
+        route(x, -1, dtype=None)  # not a parameter of the entry point: as it would raise

@@ -17,6 +17,7 @@ One job a module:
     module        a module: the source, its config loads, lean launches
     init_module   the library's __init__.py
     dispatch      where the kernel beat torch's op per call (configs/<op>.json "dispatch")
+    routes        the torch entry points the spec declares, checked against the kernel
     library       building the new library beside the old one and swapping them
     promotion     promote()
     from_run      promotion from a run's candidate or a seed's bench record

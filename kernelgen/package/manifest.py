@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from kernelgen.errors import KernelgenError
 from kernelgen.records import now
+from kernelgen.spec.routes import Route
 
 Configs = dict[str, dict[str, dict[str, Any]]]
 
@@ -89,6 +90,11 @@ class ManifestEntry(Provenance):
     returns: str
     summary: str = Field(description="first line of the reference's docstring")
     tuned_on: list[str] = Field(default_factory=list, description="device keys in configs/")
+    routes: list[Route] = Field(
+        default_factory=list,
+        description="the torch entry points kernelgen_ops.enable() routes to a measured kernel "
+        "(SPEC.routes); _routing.py generates its routes from them",
+    )
 
 
 class Manifest(_Model):

@@ -29,6 +29,7 @@ from kernelgen.package.manifest import (
     sha256,
 )
 from kernelgen.package.module import rewrite_module
+from kernelgen.package.routes import declared_routes
 from kernelgen.package.sources import (
     check_signature,
     literal_dict,
@@ -87,6 +88,7 @@ def promote(
         returns=returns,
         summary=summary,
         tuned_on=sorted(configs),
+        routes=declared_routes(op, params, provenance),
     )
 
     library.parent.mkdir(parents=True, exist_ok=True)

@@ -170,21 +170,23 @@ def dispatch_summary(op: str) -> Dispatch | None:
     takes_kernel_on_device), from generated/kernelgen_ops/configs/<op>.json."""
     # The library's own rule, so the page cannot say other than the library does; imported
     # here, as the page is drawn, since it brings torch and triton with it.
-    from kernelgen_ops._routing import ROUTABLE
+    from kernelgen_ops._routing import routable
     from kernelgen_ops._runtime import takes_kernel, takes_kernel_on_device
 
     try:
         data = json.loads((paths.library_dir() / "configs" / f"{op}.json").read_text())
     except (OSError, ValueError):
         return None
+    has_routes = op in routable()
     full, brief = [], []
     for device, table in sorted((data.get("dispatch") or {}).items()):
         if not isinstance(table, dict):
             continue
         rows = [r for r in table.values() if isinstance(r, dict) and "kernel" in r]
         won = [str(r.get("shape")) for r in rows if takes_kernel(r, routed=False)]
-        # Only torch's softmax and rms_norm are routed (enable(), use()).
-        routed = [str(r.get("shape")) for r in rows if takes_kernel(r, op in ROUTABLE)]
+        # Routed calls (enable(), use()) come through the torch entry points the library's
+        # manifest records for the op; an op without them is never routed.
+        routed = [str(r.get("shape")) for r in rows if takes_kernel(r, has_routes)]
         where = ", ".join(won) if won else "no shape"
         head = f"{device.split('|')[0]}: kernel at {len(won)} of {len(table)}"
         line, short = f"{head} ({where})", head

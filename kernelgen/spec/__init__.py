@@ -53,6 +53,7 @@ from pydantic import (
 
 from kernelgen import paths
 from kernelgen.errors import SpecError, UsageError
+from kernelgen.spec.routes import Route
 
 DType = Literal["float32", "float16", "bfloat16"]
 TensorDType = Literal[
@@ -247,6 +248,11 @@ class SpecData(_Strict):
         False,
         description="the launcher may change dtypes (.to, copy_ from another dtype); by default "
         "a cast is arithmetic outside the kernel",
+    )
+    routes: list[Route] = Field(
+        default_factory=list,
+        description="the torch functions kernelgen_ops.enable() may send to the kernel, and how "
+        "their arguments map onto the kernel's (kernelgen/spec/routes.py)",
     )
 
     @model_validator(mode="after")

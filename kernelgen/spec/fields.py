@@ -37,6 +37,7 @@ from kernelgen.spec import (
     TensorInput,
     Tolerance,
 )
+from kernelgen.spec.routes import RULES, Route, RouteArg, Takes
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec.md"
 
@@ -94,6 +95,23 @@ SECTIONS: list[Section] = [
         "1e-3/1e-5, bfloat16 1.6e-2/1e-5).",
     ),
     Section(
+        model=Route,
+        title="`SPEC.routes[]`",
+        anchor="route",
+        blurb="A torch function whose calls `kernelgen_ops.enable()` may send to the kernel. "
+        "Promotion records the routes of a measured kernel in MANIFEST.json; the library "
+        "generates one route per function from them, which takes the kernel only where every "
+        "argument is a value its rule lets through and goes to torch's function otherwise.",
+    ),
+    Section(
+        model=RouteArg,
+        title="`SPEC.routes[].args{param}`",
+        anchor="routearg",
+        blurb="One parameter of the torch function: the values the kernel takes, and the "
+        "reference's parameter it is passed as. Each of the reference's parameters is passed "
+        "by exactly one.",
+    ),
+    Section(
         model=Cost,
         title="What `cost(dims, itemsize)` returns",
         anchor="cost",
@@ -129,6 +147,15 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
     ),
     "SpecData.error_ratio": (4.0, "not shipped"),
     "SpecData.launcher_casts": (True, "not shipped"),
+    "Route.function": ("torch.nn.functional.rms_norm", "rms_norm"),
+    "Route.params": ("input, normalized_shape, weight=None, eps=None", "rms_norm"),
+    "Route.args": (
+        {"input": {"takes": "input", "kernel": "x"}, "dim": {"takes": "last_dim"}},
+        "softmax's torch.Tensor.softmax, less its dtype",
+    ),
+    "RouteArg.takes": ("last_shape", "rms_norm's normalized_shape"),
+    "RouteArg.kernel": ("weight", "rms_norm's weight"),
+    "RouteArg.value": (1.1920928955078125e-07, "rms_norm's eps: float32's epsilon for None"),
     "TensorInput.kind": ("tensor", "any"),
     "TensorInput.name": ("weight", "rms_norm"),
     "TensorInput.shape": (["M", "K/128"], "fp8_gemm's a_scale"),
@@ -204,6 +231,7 @@ VALUE_MEANINGS: dict[str, dict[str, str]] = {
         "bf16": "the measured bf16 matmul rate",
         "fp8": "twice the bf16 rate",
     },
+    "Takes": RULES,
 }
 ALIASES: dict[Any, str] = {
     DType: "DType",
@@ -211,6 +239,7 @@ ALIASES: dict[Any, str] = {
     Dist: "Dist",
     Layout: "Layout",
     Precision: "Precision",
+    Takes: "Takes",
 }
 
 
