@@ -83,6 +83,27 @@ def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last 
         out.print(views.ops_table(rows))
 
 
+@app.command()
+@clean_errors
+def new(
+    op: Annotated[str, typer.Argument(help="the new operator's name, e.g. gelu_and_mul")],
+    like: Annotated[
+        str,
+        typer.Option(
+            "--like",
+            help="the operator whose shape to start from: softmax or rms_norm (row-wise), "
+            "silu_and_mul (elementwise/gated), router_gemm (GEMM-like)",
+        ),
+    ],
+):
+    """Write references/OP.py and seeds/OP.py in the shape of an existing operator: its math
+    under the new name, TODOs where yours goes. The seed verifies on CPU as written."""
+    from kernelgen.spec.scaffold import new_op
+
+    for line in new_op(op, like).summary():
+        out.print(escape(line), soft_wrap=True)
+
+
 GpusOpt = Annotated[
     str | None,
     typer.Option(
