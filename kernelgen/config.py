@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelgen import paths
-from kernelgen.errors import UsageError
+from kernelgen.errors import UsageError, first_error
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -79,7 +79,5 @@ def load_settings(**flags: Any) -> Settings:
         try:
             Settings.model_validate(merged)
         except ValidationError as e:
-            err = e.errors()[0]
-            field = ".".join(str(p) for p in err["loc"])
-            raise UsageError(f"{source}: {field}: {err['msg']}") from None
+            raise UsageError(f"{source}: {first_error(e)}") from None
     return Settings.model_validate(merged)

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from kernelgen import paths
-from kernelgen.errors import StoreError
+from kernelgen.errors import StoreError, first_error
 from kernelgen.records import CandidateRecord, RunRecord, Transcript, now
 
 
@@ -48,9 +48,7 @@ def _read(path: Path, model: type[BaseModel]) -> BaseModel:
     except FileNotFoundError:
         raise StoreError(f"{path}: missing") from None
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise StoreError(f"{path}: {where}: {err['msg']}") from None
+        raise StoreError(f"{path}: {first_error(e)}") from None
 
 
 def op_dir(op: str) -> Path:

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from kernelgen import paths, store
 from kernelgen.bench import roofline
 from kernelgen.bench.roofline import geomean
-from kernelgen.errors import KernelgenError, NoDeviceError, UsageError
+from kernelgen.errors import KernelgenError, NoDeviceError, UsageError, first_error
 from kernelgen.records import BenchRecord, CompileFacts, Environment, ShapeTiming
 from kernelgen.spec import OpSpec, load_spec
 
@@ -123,7 +123,7 @@ def bench_files(
             seed=_new_seed(seed),
         )
     except ValidationError as e:
-        raise UsageError(f"bench {op}: {e.errors()[0]['msg']}") from None
+        raise UsageError(f"bench {op}: {first_error(e)}") from None
     _require_cuda()
     # Read whenever peers are timed: a corrupt file fails now, not after the minutes the run
     # takes, when its results would be stored beside it.

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelgen import paths
+from kernelgen.errors import first_error
 
 # The baselines "best_peer" is the fastest of, per shape.
 PEERS = ("eager", "compile", "liger", "flaggems")
@@ -169,9 +170,7 @@ def _created(record: LibraryBench) -> datetime:
 
 def _why(e: Exception) -> str:
     if isinstance(e, ValidationError):
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        return f"not a library benchmark record ({where + ': ' if where else ''}{err['msg']})"
+        return f"not a library benchmark record ({first_error(e)})"
     if isinstance(e, OSError):
         return f"unreadable ({e.strerror or e})"
     return f"created is not an ISO time ({e})"

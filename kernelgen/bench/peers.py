@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kernelgen import paths
 from kernelgen.bench.ceilings import clean_name, stack_name
 from kernelgen.bench.timing import Method
-from kernelgen.errors import StoreError
+from kernelgen.errors import StoreError, first_error
 from kernelgen.records import PeerTime, ShapeFailure, now
 from kernelgen.spec import BenchShape, OpSpec
 
@@ -123,10 +123,8 @@ def load(path: Path, op: str) -> PeerCache | None:
     try:
         cache = PeerCache.model_validate_json(text)
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "file"
         raise StoreError(
-            f"{path}: corrupt peer cache ({where}: {err['msg']}); "
+            f"{path}: corrupt peer cache ({first_error(e, 'file')}); "
             "fix or delete it to time the peers again"
         ) from None
     if cache.op != op:

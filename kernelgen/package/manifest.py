@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from kernelgen.errors import KernelgenError
+from kernelgen.errors import KernelgenError, first_error
 from kernelgen.records import now
 from kernelgen.spec.routes import Route
 
@@ -119,6 +119,4 @@ def load_manifest(library: Path) -> Manifest:
     try:
         return Manifest.model_validate_json(path.read_text())
     except ValidationError as e:
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise PromoteError(f"{path}: {where}: {err['msg']}") from None
+        raise PromoteError(f"{path}: {first_error(e)}") from None

@@ -52,7 +52,7 @@ from pydantic import (
 )
 
 from kernelgen import paths
-from kernelgen.errors import SpecError, UsageError
+from kernelgen.errors import SpecError, UsageError, first_error
 from kernelgen.spec.routes import Route
 
 DType = Literal["float32", "float16", "bfloat16"]
@@ -426,9 +426,7 @@ def _next_pow2(n: int) -> int:
 
 
 def _first(e: ValidationError) -> str:
-    err = e.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else err["msg"]
+    return first_error(e)
 
 
 def load_module(path: Path, name: str) -> ModuleType:

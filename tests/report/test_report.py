@@ -160,7 +160,7 @@ def test_unknown_candidate_is_a_usage_error(project):
 
 def test_unknown_run_names_the_latest(project):
     r = invoke("softmax", "--run", "nope")
-    assert r.exit_code == 1
+    assert r.exit_code == 2  # what was given is wrong: a usage error
     assert "no run 'nope' for softmax" in r.output and project.rejected_run in r.output
 
 
@@ -414,7 +414,7 @@ def test_unreadable_run_is_reported_not_crashed_on(project):
     path = project.run_dir("softmax", project.rejected_run) / "run.json"
     path.write_text('{"id": 3}')
     r = invoke("softmax", "--run", project.rejected_run)
-    assert r.exit_code == 1 and "run.json" in r.output
+    assert r.exit_code == 2 and "run.json" in r.output  # a record that does not parse
     soft = next(op for op in render_status().data.ops if op.name == "softmax")
     assert soft.run == project.cuda_run
 
