@@ -70,7 +70,9 @@ def render_prompt(ctx: Context) -> list[Message]:
         last_failure=_fenced(_clip(ctx.last_failure), "text") if ctx.last_failure else "None.",
         signature=_signature(ctx),
     )
-    system = _template("system.md").substitute(signature=_signature(ctx))
+    system = _template("system.md").substitute(
+        signature=_signature(ctx), software=ctx.software or _software(), imports=_imports()
+    )
     return [Message(role="system", content=system), Message(role="user", content=user)]
 
 
@@ -96,6 +98,27 @@ def render_repair(ctx: Context, failed: Proposal, failure: str) -> list[Message]
         Message(role="assistant", content=answer),
         Message(role="user", content=turn),
     ]
+
+
+def _imports() -> str:
+    """The modules a candidate may import, read from the verifier's allowlist: the rule is
+    written once, there, and the prompt cannot drift from what the verifier enforces."""
+    from kernelgen.verify.allowlist import MODULES
+
+    # torch and triton first, as a kernel author reads them; then the rest by name.
+    names = sorted(MODULES, key=lambda m: (m.split(".")[0] not in ("torch", "triton"), m))
+    return ", ".join(
+        "`triton.language` (as `tl`)" if m == "triton.language" else f"`{m}`" for m in names
+    )
+
+
+def _software() -> str:
+    """This process's torch and Triton, for a context that does not name the run's (one stored
+    by an older kernelgen)."""
+    import torch
+    import triton
+
+    return f"torch {torch.__version__}, Triton {triton.__version__}"
 
 
 def _fenced(text: str, lang: str = "") -> str:
