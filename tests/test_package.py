@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernelgen import package, store
+from kernelgen.bench.library import LibraryBench, Measurement
 from kernelgen.package import (
     ManifestEntry,
     PromoteError,
@@ -18,6 +19,7 @@ from kernelgen.package import (
     sha256,
 )
 from kernelgen.package import library as building
+from kernelgen.package.peers import best_peer
 from kernelgen.records import (
     BenchRecord,
     Budget,
@@ -121,6 +123,9 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
         "some-model",
         H200,
         "1.50x vs eager",
+        # The headline: the faster peer of the record at its one shape, torch.compile here.
+        "best peer 1.20x geomean over 1 shape, each against the fastest peer measured there",
+        "4096x4096 bfloat16: 1.20x vs torch.compile",
         "eager = references/softmax.py:softmax, which is how torch users compute it",
         "4096x4096 bfloat16",
         sha256(TUNED_SOFTMAX),
@@ -164,7 +169,8 @@ def test_promote_writes_module_configs_manifest_and_init(project: Path) -> None:
     kept = ManifestEntry.model_validate(before["ops"]["rms_norm"]).model_dump(mode="json")
     assert manifest["ops"]["rms_norm"] == kept
     init = (library / "__init__.py").read_text()
-    assert "llm run run-1/r1-c0 on NVIDIA H200" in init
+    assert "llm run run-1/r1-c0 on NVIDIA H200, 1.20x vs the best peer" in init
+    assert "vs eager" not in init
     # Every name in __all__, one a line once the list is past 100 columns.
     listed = init.split("__all__ = [", 1)[1].split("]", 1)[0]
     assert [n.strip(' ",') for n in listed.replace("\n", ",").split(",") if n.strip(' ",')] == (
@@ -378,6 +384,83 @@ def test_promote_refuses_routes_that_do_not_fit_the_kernel(
             "softmax", TUNED_SOFTMAX, None, _measured("softmax", TUNED_SOFTMAX), check_import=False
         )
     assert _snapshot(_library(project)) == before
+
+
+def _library_bench(created: str, gpu: str = H200) -> LibraryBench:
+    """A library bench record of softmax: at 4096x4096 Liger beat the kernel (the run's record
+    had only eager and torch.compile), and a decode shape the run did not time."""
+    times = {
+        "4096x4096": {"kernelgen_ops[kernel]": 10.0, "eager": 15.0, "compile": 12.0, "liger": 9.0},
+        "64x32000": {"kernelgen_ops[kernel]": 5.0, "eager": 10.0, "flaggems": 6.0},
+    }
+    return LibraryBench(
+        created=created,
+        command="scripts/bench_library.py",
+        budget_s=60.0,
+        environment={"gpu": gpu},
+        measurements=[
+            Measurement(op="softmax", shape=shape, dims={}, dtype="bfloat16",
+                        decode=shape.startswith("64x"), impl=impl, device_us=us)
+            for shape, by_impl in times.items()
+            for impl, us in by_impl.items()
+        ],
+        complete=True,
+    )  # fmt: skip
+
+
+def test_the_best_peer_takes_the_library_bench_where_it_measured_this_kernel(
+    project: Path,
+) -> None:
+    """Per shape the fastest peer, each figure a ratio within its own record: the library
+    bench's Liger where it did better against the kernel than the run's peers did, and the
+    shapes only it timed; a record of another GPU, or from before the promotion, timed some
+    other kernel and counts for nothing."""
+    prov = _measured("softmax", TUNED_SOFTMAX, promoted="2026-12-04T10:00:00+00:00")
+    folder = project / "evaluations" / "library"
+    folder.mkdir(parents=True)
+    for name, created, gpu in [
+        ("bench-a.json", "2026-12-04T09:00:00+00:00", H200),  # before the promotion
+        ("bench-b.json", "2026-12-04T11:00:00+00:00", "NVIDIA H100"),  # another GPU
+    ]:
+        (folder / name).write_text(_library_bench(created, gpu).model_dump_json())
+        found = best_peer("softmax", prov)
+        assert found is not None and found.library is None
+        assert [(f.shape, f.peer, f.speedup) for f in found.shapes] == [
+            ("4096x4096", "compile", 1.2)
+        ]
+    (folder / "bench-c.json").write_text(
+        _library_bench("2026-12-04T12:00:00+00:00").model_dump_json()
+    )
+    found = best_peer("softmax", prov)
+    assert found is not None and found.library == "evaluations/library/bench-c.json"
+    assert [(f.shape, f.peer, f.speedup, f.source) for f in found.shapes] == [
+        ("4096x4096", "liger", 0.9, "library"),
+        ("64x32000", "flaggems", 1.2, "library"),
+    ]
+    assert found.geomean == pytest.approx((0.9 * 1.2) ** 0.5)
+    library = promote("softmax", TUNED_SOFTMAX, None, prov, check_import=False)
+    header = (library / "softmax.py").read_text().split('"""')[0]
+    assert "best peer 1.04x geomean over 2 shapes" in header
+    assert "evaluations/library/bench-c.json" in header
+    assert "4096x4096 bfloat16: 0.90x vs Liger (library bench)" in header
+    entry = json.loads((library / "MANIFEST.json").read_text())["ops"]["softmax"]
+    assert entry["best_peer"]["library"] == "evaluations/library/bench-c.json"
+    unmeasured = Provenance(**(prov.model_dump() | {"speedups": None}))
+    assert best_peer("softmax", unmeasured) is None
+
+
+def test_the_shipped_headlines_are_against_the_best_peer() -> None:
+    """Each measured operator's best_peer in MANIFEST.json is what best_peer() derives from its
+    provenance and the newest library bench record, and its headline is that figure."""
+    library = REPO / "generated" / "kernelgen_ops"
+    manifest = package.load_manifest(library)
+    init = (library / "__init__.py").read_text()
+    for op, entry in manifest.ops.items():
+        fields = {k: getattr(entry, k) for k in package.Provenance.model_fields}
+        assert entry.best_peer == best_peer(op, package.Provenance(**fields)), op
+        if entry.best_peer is not None:
+            assert f"{entry.best_peer.geomean:.2f}x vs best peer" in init, op
+    assert "vs eager" not in init
 
 
 def test_render_init_matches_the_committed_library() -> None:

@@ -7,6 +7,11 @@
 # record    evaluations/act_quant/20261202-090205-agent-5e72/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 0.98x geomean over 3 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           16x7168 bfloat16: 1.06x vs torch.compile
+#           4096x7168 bfloat16: 0.97x vs torch.compile
+#           16384x7168 bfloat16: 0.92x vs torch.compile
 # speedups  geomean 14.35x vs eager, 0.98x vs torch.compile, - vs seed
 # peers     eager = references/act_quant.py:eager, the op as torch users call it; torch.compile of
 #           the same

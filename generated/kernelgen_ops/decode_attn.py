@@ -7,6 +7,14 @@
 # record    evaluations/decode_attn/20261202-032133-agent-e9a6/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 21.63x geomean over 6 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           64x0.5K bfloat16: 7.28x vs torch.compile
+#           64x4K bfloat16: 7.24x vs torch.compile
+#           32x128+32x4K bfloat16: 12.17x vs torch.compile
+#           2x32K+30x4K bfloat16: 34.83x vs torch.compile
+#           1x64K+15x4K bfloat16: 48.25x vs torch.compile
+#           1x128K+31x4K bfloat16: 95.14x vs torch.compile
 # speedups  geomean 46.42x vs eager, 21.63x vs torch.compile, - vs seed
 # peers     eager = references/decode_attn.py:eager, the op as torch users call it; torch.compile of
 #           the same

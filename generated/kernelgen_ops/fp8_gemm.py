@@ -7,6 +7,12 @@
 # record    evaluations/fp8_gemm/20261202-215844-agent-8055/candidates/r01-c01-tuned/record.json
 # proposer  tune (model -, round 1, parent r01-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.66x geomean over 4 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           16x7168x2048 float32: 2.42x vs torch.compile
+#           128x7168x2048 float32: 2.20x vs torch.compile
+#           4096x7168x2048 float32: 1.20x vs torch.compile
+#           4096x4096x7168 float32: 1.18x vs torch.compile
 # speedups  geomean 7.00x vs eager, 1.66x vs torch.compile, - vs seed
 # peers     eager = references/fp8_gemm.py:eager, the op as torch users call it; torch.compile of
 #           the same

@@ -7,6 +7,16 @@
 # record    evaluations/fused_moe/20261203-092552-agent-844f/candidates/r01-c01-tuned/record.json
 # proposer  tune (model -, round 1, parent r01-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 25.64x geomean over 8 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           M16_E128k8 bfloat16: 69.17x vs torch.compile
+#           M128_E128k8 bfloat16: 75.68x vs eager
+#           M1024_E128k8 bfloat16: 108.37x vs torch.compile
+#           M4096_E128k8 bfloat16: 20.35x vs torch.compile
+#           M16_E8k2 bfloat16: 14.99x vs eager
+#           M128_E8k2 bfloat16: 14.25x vs eager
+#           M1024_E8k2 bfloat16: 10.04x vs eager
+#           M4096_E8k2 bfloat16: 7.53x vs eager
 # speedups  geomean 25.79x vs eager, 26.33x vs torch.compile, - vs seed
 # peers     eager = references/fused_moe.py:eager, the op as torch users call it; torch.compile of
 #           the same

@@ -7,6 +7,11 @@
 # record    evaluations/hadamard/20261202-090420-agent-ef70/candidates/r03-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 3, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.40x geomean over 3 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           4096x128 bfloat16: 0.85x vs eager
+#           65536x128 bfloat16: 0.73x vs torch.compile
+#           4096x4096 bfloat16: 4.41x vs eager
 # speedups  geomean 1.40x vs eager, 1.44x vs torch.compile, - vs seed
 # peers     eager = references/hadamard.py:eager, the op as torch users call it; torch.compile of
 #           the same

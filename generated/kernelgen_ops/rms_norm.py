@@ -7,6 +7,18 @@
 # record    evaluations/rms_norm/20261203-132139-agent-087d/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.02x geomean over 9 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record, or eager, torch.compile, Liger or FlagGems in
+#           evaluations/library/bench-20261204T151615Z.json
+#           4096x4096 bfloat16: 1.03x vs Liger (library bench)
+#           16384x8192 bfloat16: 0.96x vs torch.compile
+#           64x7168 bfloat16: 1.07x vs Liger (library bench)
+#           1x4096 bfloat16: 1.00x vs torch.compile (library bench)
+#           8x7168 bfloat16: 0.95x vs torch.compile
+#           16x4096 bfloat16: 1.02x vs torch.compile (library bench)
+#           64x4096 bfloat16: 1.01x vs Liger (library bench)
+#           1x7168 bfloat16: 1.05x vs Liger (library bench)
+#           16x7168 bfloat16: 1.06x vs Liger (library bench)
 # speedups  geomean 2.49x vs eager, 1.08x vs torch.compile, - vs seed
 # peers     eager = references/rms_norm.py:eager, the op as torch users call it; torch.compile of
 #           the same

@@ -7,6 +7,20 @@
 # record    evaluations/router_gemm/20261202-025138-agent-92d4/candidates/r02-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 2, parent r01-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 2.63x geomean over 12 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           1x192x4096 bfloat16: 1.28x vs torch.compile
+#           16x192x4096 bfloat16: 2.58x vs torch.compile
+#           48x192x4096 bfloat16: 2.34x vs torch.compile
+#           96x192x4096 bfloat16: 3.28x vs torch.compile
+#           208x192x4096 bfloat16: 2.89x vs torch.compile
+#           512x192x4096 bfloat16: 3.02x vs torch.compile
+#           1024x192x4096 bfloat16: 3.71x vs torch.compile
+#           2048x192x4096 bfloat16: 2.99x vs torch.compile
+#           4096x192x4096 bfloat16: 3.11x vs torch.compile
+#           1x256x7168 bfloat16: 1.41x vs torch.compile
+#           128x256x7168 bfloat16: 2.74x vs torch.compile
+#           4096x256x7168 bfloat16: 3.71x vs torch.compile
 # speedups  geomean 3.01x vs eager, 2.63x vs torch.compile, - vs seed
 # peers     eager = references/router_gemm.py:eager, the op as torch users call it; torch.compile of
 #           the same

@@ -7,6 +7,17 @@
 # record    evaluations/silu_and_mul/bench-seed-20261203T133526Z.json
 # proposer  seed (model -, round -, parent -)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.00x geomean over 8 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record, or eager, torch.compile, Liger or FlagGems in
+#           evaluations/library/bench-20261204T151615Z.json
+#           4096x14336 bfloat16: 0.96x vs torch.compile
+#           64x18432 bfloat16: 1.04x vs torch.compile (library bench)
+#           16384x4096 bfloat16: 0.96x vs torch.compile
+#           1x14336 bfloat16: 0.99x vs torch.compile (library bench)
+#           16x14336 bfloat16: 1.00x vs torch.compile (library bench)
+#           64x14336 bfloat16: 1.03x vs torch.compile (library bench)
+#           1x18432 bfloat16: 1.00x vs torch.compile (library bench)
+#           16x18432 bfloat16: 1.01x vs torch.compile (library bench)
 # speedups  geomean 3.05x vs eager, 1.00x vs torch.compile, - vs seed
 # peers     eager = references/silu_and_mul.py:silu_and_mul, which is how torch users compute it;
 #           torch.compile of the same

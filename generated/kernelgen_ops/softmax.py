@@ -7,6 +7,18 @@
 # record    evaluations/softmax/20261204-144946-agent-b8b6/candidates/r01-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.21x geomean over 9 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record, or eager, torch.compile, Liger or FlagGems in
+#           evaluations/library/bench-20261204T151615Z.json
+#           4096x4096 bfloat16: 0.99x vs Liger (library bench)
+#           32768x1024 bfloat16: 0.95x vs torch.compile
+#           1024x32768 bfloat16: 0.95x vs Liger (library bench)
+#           256x151936 bfloat16: 1.30x vs eager
+#           1x32000 bfloat16: 0.95x vs Liger (library bench)
+#           16x151936 bfloat16: 2.47x vs torch.compile
+#           16x32000 bfloat16: 0.95x vs Liger (library bench)
+#           1x151936 bfloat16: 2.28x vs torch.compile
+#           64x32000 bfloat16: 0.94x vs Liger (library bench)
 # speedups  geomean 2.53x vs eager, 1.79x vs torch.compile, - vs seed
 # peers     eager = references/softmax.py:softmax, which is how torch users compute it;
 #           torch.compile of the same

@@ -7,6 +7,12 @@
 # record    evaluations/sparse_attn/20261203-093152-agent-dc80/candidates/r02-c01-tuned/record.json
 # proposer  tune (model -, round 2, parent r02-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 7.96x geomean over 4 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           1x128K bfloat16: 31.28x vs torch.compile
+#           64x128K bfloat16: 4.37x vs torch.compile
+#           2048x128K bfloat16: 5.13x vs torch.compile
+#           gqa_64x64K bfloat16: 5.72x vs torch.compile
 # speedups  geomean 15.11x vs eager, 7.96x vs torch.compile, - vs seed
 # peers     eager = references/sparse_attn.py:eager, the op as torch users call it; torch.compile of
 #           the same

@@ -7,6 +7,11 @@
 # record    evaluations/topk/20261202-134854-agent-990b/candidates/r06-c01/record.json
 # proposer  agent (model kernelgen-session (written by hand, as an agent), round 6, parent r03-c01)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
+# best peer 1.58x geomean over 3 shapes, each against the fastest peer measured there: eager or
+#           torch.compile in the run's record
+#           1x131072_k2048 float32: 1.71x vs torch.compile
+#           64x32768_k2048 float32: 0.81x vs eager
+#           128x8192_k512 float32: 2.87x vs torch.compile
 # speedups  geomean 1.60x vs eager, 1.70x vs torch.compile, - vs seed
 # peers     eager = references/topk.py:eager, the op as torch users call it; torch.compile of the
 #           same

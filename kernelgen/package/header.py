@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from kernelgen.package.manifest import Provenance
+from kernelgen.package.manifest import BestPeer, Provenance
+from kernelgen.package.peers import PEER_NAMES
 from kernelgen.spec import load_spec
 
 WIDTH = 100  # the project's line length: the rendered files pass ruff unchanged
@@ -31,7 +32,30 @@ def peer_name(p: Provenance) -> str:
     return f"{ref}:{p.op} as written, not {ref}:eager (the figures overstate the gain)"
 
 
-def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = None) -> str:
+def _best_peer_lines(best: BestPeer) -> list[str]:
+    where = "eager or torch.compile in the run's record"
+    if best.library:
+        where += f", or eager, torch.compile, Liger or FlagGems in {best.library}"
+    lines = textwrap.wrap(
+        f"best peer {times(best.geomean)} geomean over {len(best.shapes)} "
+        f"shape{'' if len(best.shapes) == 1 else 's'}, each against "
+        f"the fastest peer measured there: {where}",
+        WIDTH - 2,
+        subsequent_indent="          ",
+    )
+    for f in best.shapes:
+        lines.append(
+            f"          {f.shape} {f.dtype}: {times(f.speedup)} vs {PEER_NAMES[f.peer]}"
+            + (" (library bench)" if f.source == "library" else "")
+        )
+    return lines
+
+
+def render_header(
+    p: Provenance,
+    dispatch: dict[str, dict[str, Any]] | None = None,
+    best: BestPeer | None = None,
+) -> str:
     lines = [
         f"kernelgen_ops.{p.op}: written by `kernelgen promote`; do not edit, promote again.",
         "The source below is the candidate as judged, except for this header, the two config",
@@ -48,6 +72,8 @@ def render_header(p: Provenance, dispatch: dict[str, dict[str, Any]] | None = No
             f"device    {p.device} (driver {p.driver or '-'}, CUDA {p.cuda or '-'}, "
             f"torch {p.torch or '-'}, Triton {p.triton or '-'})"
         )
+        if best is not None:
+            lines += _best_peer_lines(best)
         lines.append(
             f"speedups  geomean {times(p.geomean_eager)} vs eager, {times(p.geomean_compile)} vs "
             f"torch.compile, {times(p.geomean_seed)} vs seed"

@@ -54,9 +54,11 @@ def render_init(manifest: Manifest) -> str:
         args = ", ".join(p.name for p in e.params)
         if e.measured:
             which = f"{e.proposer} run {e.run_id}/{e.candidate_id}" if e.run_id else "the seed"
-            origin = f"{which} on {e.device}, {times(e.geomean_eager)} vs eager"
+            # The headline is against the fastest peer measured, not eager (see package/peers).
+            best = times(e.best_peer.geomean) if e.best_peer else "-"
+            origin = f"{which} on {e.device}, {best} vs the best peer"
             short = f"{e.run_id}/{e.candidate_id}" if e.run_id else "seed"
-            short += f", {times(e.geomean_eager)} vs eager"
+            short += f", {best} vs best peer"
         else:
             origin = short = f"{e.source}, {e.proposer}, not measured"
         listing.append(f"    {f'kernelgen_ops.{op}(...)':<{width}}  {short}")

@@ -77,6 +77,28 @@ class Provenance(_Model):
         return self
 
 
+class PeerShape(_Model):
+    """One shape: the kernel against the peer that did best against it there."""
+
+    shape: str
+    dtype: str
+    peer: Literal["eager", "compile", "liger", "flaggems"]
+    speedup: float = Field(description="the best peer's time / the kernel's; below 1: slower")
+    source: Literal["run", "library"] = Field(
+        description="the promoted run's bench record, or the library bench record"
+    )
+
+
+class BestPeer(_Model):
+    """The kernel against the best peer measured, per shape and in one figure."""
+
+    geomean: float = Field(description="of speedup over shapes")
+    shapes: list[PeerShape]
+    library: str | None = Field(
+        None, description="the library bench record some figures come from (evaluations/library/)"
+    )
+
+
 class Param(_Model):
     name: str
     annotation: str
@@ -94,6 +116,11 @@ class ManifestEntry(Provenance):
         default_factory=list,
         description="the torch entry points kernelgen_ops.enable() routes to a measured kernel "
         "(SPEC.routes); _routing.py generates its routes from them",
+    )
+    best_peer: BestPeer | None = Field(
+        None,
+        description="derived: the kernel against the fastest peer measured per shape (eager, "
+        "torch.compile, Liger, FlagGems), the figure the headlines give; None: not measured",
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from kernelgen import tuning
 from kernelgen.package.header import render_header
-from kernelgen.package.manifest import PromoteError, Provenance
+from kernelgen.package.manifest import BestPeer, PromoteError, Provenance
 from kernelgen.package.sources import literal_dict, parse
 
 
@@ -38,7 +38,11 @@ LEAN_LAUNCHES = (
 
 
 def rewrite_module(
-    op: str, source: str, provenance: Provenance, dispatch: dict[str, dict[str, Any]] | None = None
+    op: str,
+    source: str,
+    provenance: Provenance,
+    dispatch: dict[str, dict[str, Any]] | None = None,
+    best: BestPeer | None = None,
 ) -> str:
     """The library module: header, then the source with its config tables loaded at run time."""
     where = provenance.source
@@ -82,4 +86,4 @@ def rewrite_module(
     edits.append((at, at - 1, "\nfrom . import _runtime\n"))  # an insertion: no line replaced
     for first, last, text in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first - 1 : last] = [text]
-    return render_header(provenance, dispatch) + "".join(lines) + LEAN_LAUNCHES
+    return render_header(provenance, dispatch, best) + "".join(lines) + LEAN_LAUNCHES

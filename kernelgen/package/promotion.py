@@ -29,6 +29,7 @@ from kernelgen.package.manifest import (
     sha256,
 )
 from kernelgen.package.module import rewrite_module
+from kernelgen.package.peers import best_peer
 from kernelgen.package.routes import declared_routes
 from kernelgen.package.sources import (
     check_signature,
@@ -80,7 +81,8 @@ def promote(
     # The contract first (checked again under the lock): the dispatch table needs the spec.
     check_hand_written(library, op)
     dispatch = dispatch_table(op, provenance)
-    module = rewrite_module(op, source, provenance, dispatch)
+    best = best_peer(op, provenance)
+    module = rewrite_module(op, source, provenance, dispatch, best)
     config_json = {"op": op, "sha256": provenance.sha256, "default": default, "devices": configs}
     entry = ManifestEntry(
         **provenance.model_dump(),
@@ -89,6 +91,7 @@ def promote(
         summary=summary,
         tuned_on=sorted(configs),
         routes=declared_routes(op, params, provenance),
+        best_peer=best,
     )
 
     library.parent.mkdir(parents=True, exist_ok=True)
