@@ -8,8 +8,8 @@
 Which torch functions an operator takes calls from, and which values of their arguments its kernel
 takes, is declared in the operator's spec (SPEC.routes in references/<op>.py, described in
 kernelgen/spec/routes.py) and recorded by promotion in MANIFEST.json ("routes") for a kernel it
-measured; routable() lists those operators. Today softmax takes torch.softmax,
-torch.nn.functional.softmax and torch.Tensor.softmax (so nn.Softmax follows), and rms_norm
+measured; routable() lists those operators. softmax's spec, for one, names torch.softmax,
+torch.nn.functional.softmax and torch.Tensor.softmax (so nn.Softmax follows), rms_norm's
 torch.nn.functional.rms_norm (so nn.RMSNorm follows).
 
 enable() patches each of them with a route, a function generated from its declaration, that sends
