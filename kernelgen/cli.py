@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import time
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -73,7 +74,8 @@ def _device(device: DeviceOpt | None, ray: str | None = None) -> str:
 @app.command()
 @clean_errors
 def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last line")] = False):
-    """List the operators: seed, generated version, correctness cases, benchmark shapes."""
+    """List the operators: seed, generated version, correctness cases, benchmark shapes. One
+    whose reference does not load is listed with its error, and the exit code is 2."""
     from kernelgen.package.catalog import list_ops
 
     rows = list_ops()
@@ -81,6 +83,8 @@ def ops(json_out: Annotated[bool, typer.Option("--json", help="JSON on the last 
         emit_json({"ops": rows})
     else:
         out.print(views.ops_table(rows))
+    if any(r["error"] for r in rows):
+        raise typer.Exit(2)
 
 
 @app.command()
@@ -246,7 +250,8 @@ class ProposerOpt(str, Enum):
 
 
 class _LiveObserver:
-    """Round, candidate being judged, best so far and budget, above the finished candidates."""
+    """Rounds done, the step under way, best so far and budget, above the finished candidates.
+    Without a Live (--json) it shows nothing."""
 
     def __init__(self, live: Live | None):
         self.live = live
@@ -258,7 +263,9 @@ class _LiveObserver:
         run = self.run
         if run is not None:
             b = run.settings.budget
-            t.add_row("run", run.id, "round", f"{run.rounds_done + 1}/{b.rounds}")
+            # Rounds finished, as the report's "Rounds done" counts them; the round under way
+            # is named by the step below ("round 2: asking ...").
+            t.add_row("run", run.id, "rounds done", f"{run.rounds_done} of {b.rounds}")
             cost = f"${run.usage.cost_usd:.4f}" if run.usage.cost_usd is not None else "-"
             t.add_row(
                 "best",
@@ -280,6 +287,27 @@ class _LiveObserver:
             self.live.console.print(views.candidate_line(record, run))
         if self.live:
             self.live.update(self._panel())
+
+
+class _PlainObserver:
+    """Piped output (a log file, CI): one plain line per step as it starts and one per judged
+    candidate, each flushed as it is printed, so a log shows where a run is from its first
+    second. (A Live panel off a terminal prints only when it ends.)"""
+
+    def __init__(self, op: str):
+        self.op = op
+        self.started = time.monotonic()
+
+    def _line(self, text: str) -> None:
+        elapsed = time.monotonic() - self.started
+        out.print(f"{self.op} {elapsed:6.1f}s  {text}", markup=False, soft_wrap=True)
+
+    def event(self, message: str) -> None:
+        self._line(message)
+
+    def candidate(self, record: Any, run: Any) -> None:
+        if record.status != "pending":
+            self._line(views.candidate_line(record, run).plain)
 
 
 @app.command()
@@ -326,7 +354,7 @@ def optimize(
                 emit_json(status.model_dump(mode="json"))
             else:
                 out.print(f"{agent.NO_PROPOSER}; pending judgements finished")
-                out.print(_agent_status_text(status))
+                out.print(views.agent_status_text(status), markup=False, soft_wrap=True)
             return
     options = OptimizeOptions(
         proposer=proposer.value if proposer else None,
@@ -351,16 +379,17 @@ def optimize(
             summary = optimize_op(name, options, _LiveObserver(None))
             emit_json(summary.model_dump(mode="json"))
             continue
-        observer = _LiveObserver(None)
-        with Live(observer._panel(), console=out, refresh_per_second=4) as live:
-            observer.live = live
-            summary = optimize_op(name, options, observer)
-        out.print()
-        best = summary.best or "the seed"
-        out.print(
-            f"[bold]{name}[/bold] run {summary.run_id}: stopped: {summary.stopped}; "
-            f"best {best}; promoted: {'yes' if summary.promoted else 'no'}"
-        )
+        if out.is_terminal:
+            observer = _LiveObserver(None)
+            with Live(observer._panel(), console=out, refresh_per_second=4) as live:
+                observer.live = live
+                summary = optimize_op(name, options, observer)
+            out.print()
+        else:
+            plain = _PlainObserver(name)
+            plain.event(f"starting on {dev}" + (" (resuming)" if resume else ""))
+            summary = optimize_op(name, options, plain)
+        out.print(views.optimize_end(summary), soft_wrap=True)
 
 
 @app.command()
@@ -454,24 +483,6 @@ app.add_typer(agent_app, name="agent")
 JsonOpt = Annotated[bool, typer.Option("--json", help="JSON on the last line")]
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
-
-
-def _agent_status_text(status: Any) -> str:
-    lines = [
-        f"run {status.run_id} ({status.op}, {status.device}, {status.proposer}"
-        + (f" · {status.model}" if status.model else "")
-        + f"): {len(status.candidates)} candidates, {status.pending} pending, "
-        f"best {status.best or 'the seed'}"
-    ]
-    for c in status.candidates:
-        why = f" [{c.category}]: {c.reason}" if c.category else ""
-        gain = f", {c.speedup:.2f}x vs the best" if c.speedup is not None else ""
-        lines.append(f"  {c.id}: {c.status}{gain}{why}")
-    return "\n".join(lines)
-
-
 @agent_app.command("start")
 @clean_errors
 def agent_start(
@@ -529,26 +540,7 @@ def agent_submit(
     if json_out:
         emit_json(result.model_dump(mode="json"))
     else:
-        for c in (result.candidate, result.tuned):
-            if c is None:
-                continue
-            line = f"{c.id}: {c.outcome or c.status}"
-            if c.category:
-                line += f" [{c.category}]"
-            if c.reason:
-                line += f": {c.reason}"
-            if c.failing_case is not None:
-                line += f" (case {c.failing_case.name})"
-            out.print(line, markup=False, soft_wrap=True)
-            for s in c.shapes:
-                out.print(
-                    f"  {s.shape} {s.dtype}: {s.us:.1f} us, {s.limit_pct:.0f}% of limit "
-                    f"({s.bound}), vs best {_ratio(s.vs_best)}, vs eager {_ratio(s.vs_eager)}, "
-                    f"vs compile {_ratio(s.vs_compile)}"
-                )
-        if not result.timed:
-            out.print("not timed: Triton's CPU interpreter verifies, it does not time")
-        out.print(f"best: {result.best or 'the seed'}")
+        out.print(views.submit_text(result), markup=False, soft_wrap=True)
     raise typer.Exit(0 if result.accepted else 1)
 
 
@@ -562,7 +554,7 @@ def agent_status(run_id: Annotated[str, typer.Argument()], json_out: JsonOpt = F
     if json_out:
         emit_json(status.model_dump(mode="json"))
     else:
-        out.print(_agent_status_text(status), markup=False, soft_wrap=True)
+        out.print(views.agent_status_text(status), markup=False, soft_wrap=True)
 
 
 @agent_app.command("profile")

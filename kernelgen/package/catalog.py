@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kernelgen import paths, store
-from kernelgen.errors import UsageError
+from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.spec import known_ops, load_spec, seed_path
 
 
@@ -25,26 +25,35 @@ def manifest() -> dict[str, Any]:
 
 
 def list_ops() -> list[dict[str, Any]]:
+    """Every operator under references/, in name order. One whose reference does not load is
+    listed too, with its one-line error and no counts: a malformed file hides only itself."""
     entries = manifest()
     rows = []
     for name in known_ops():
-        spec = load_spec(name)
         entry = entries.get(name)
         generated = (paths.library_dir() / f"{name}.py").is_file()
         status = "no"
         if generated and isinstance(entry, dict):
             status = entry.get("proposer") or "yes"
-        rows.append(
-            {
-                "name": name,
-                "seed": seed_path(name).is_file(),
-                "generated": generated,
-                "generated_status": status,
-                "cases": len(spec.cases),
-                "interpreter_cases": sum(c.interpreter for c in spec.cases),
-                "bench_shapes": [b.name for b in spec.data.bench],
-            }
-        )
+        row: dict[str, Any] = {
+            "name": name,
+            "seed": seed_path(name).is_file(),
+            "generated": generated,
+            "generated_status": status,
+            "cases": None,
+            "interpreter_cases": None,
+            "bench_shapes": [],
+            "error": None,
+        }
+        try:
+            spec = load_spec(name)
+        except KernelgenError as e:
+            row["error"] = str(e)
+        else:
+            row["cases"] = len(spec.cases)
+            row["interpreter_cases"] = sum(c.interpreter for c in spec.cases)
+            row["bench_shapes"] = [b.name for b in spec.data.bench]
+        rows.append(row)
     return rows
 
 

@@ -3,11 +3,11 @@ HTML page say the same thing in the same words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from kernelgen.records import CandidateRecord
+from kernelgen.records import BenchRecord, CandidateRecord, ShapeTiming
 from kernelgen.report.library import LibraryFigures
 from kernelgen.report.model import ReportData, ShapeRow, geomean
 
@@ -50,6 +50,20 @@ def vs_best_peer(f: LibraryFigures | None) -> tuple[str, str | None, str | None]
     return time_over(f.time_over_best_peer), f"worst {worst:.2f}×", shape
 
 
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """`1 candidate`, `2 candidates`; `many` where adding an s is wrong."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
+
+
+def when(iso: str) -> str:
+    """An ISO time of a record (UTC) as a reader says it: `2026-12-04 14:55 UTC`."""
+    day, _, rest = iso.partition("T")
+    if not rest:
+        return iso
+    zone = rest[8:]
+    return f"{day} {rest[:5]}" + (" UTC" if zone in ("+00:00", "Z") else f" {zone}")
+
+
 def duration(s: float) -> str:
     s = int(round(s))
     h, rem = divmod(s, 3600)
@@ -61,23 +75,78 @@ def duration(s: float) -> str:
     return f"{sec}s"
 
 
-def cand_speedup_seed(c: CandidateRecord) -> float | None:
-    """A candidate's geomean speedup over the seed, from its own benchmark."""
+def cand_speedup_seed(c: CandidateRecord, seed: BenchRecord | None = None) -> float | None:
+    """A candidate's geomean speedup over the seed: against the seed timed beside it where its
+    benchmark did, else against `seed`, the run's benchmark of the seed, as the per-shape
+    table and the summary's `× the seed` are (an agent's candidate is timed against the best
+    alone)."""
     if c.bench is None:
         return None
     if c.bench.geomean_seed is not None:
         return c.bench.geomean_seed
-    return geomean(
-        [
-            t.speedup_seed or (t.seed.median_us / t.candidate.median_us if t.seed else None)
-            for t in c.bench.shapes
-        ]
-    )
+    seed_us = {(t.shape, t.dtype): t.candidate.median_us for t in seed.shapes} if seed else {}
+
+    def one(t: ShapeTiming) -> float | None:
+        if t.speedup_seed:
+            return t.speedup_seed
+        base = t.seed.median_us if t.seed else seed_us.get((t.shape, t.dtype))
+        return base / t.candidate.median_us if base else None
+
+    return geomean([one(t) for t in c.bench.shapes])
+
+
+def verdict_word(status: str, outcome: str | None) -> str:
+    """accepted, accepted-partial (accepted on the cases that ran, some not run: a CPU verdict
+    skips the bf16 and GPU-only cases), rejected or pending: the word `kernelgen verify`, `agent
+    submit`, `agent status` and the reports all use."""
+    return outcome if status == "accepted" and outcome else status
+
+
+def candidate_word(c: CandidateRecord) -> str:
+    return verdict_word(c.status, c.verdict.outcome if c.verdict is not None else None)
+
+
+# The two speedups of the history, said against what: a candidate is timed against the best of
+# its moment (interleaved, in one process), and the summary's figure is against the seed.
+HISTORY_LEGEND = (
+    "× best then: against the run's best when the candidate was judged (the seed or an earlier "
+    "candidate), timed interleaved with it; × seed: against the seed, as the summary and the "
+    "per-shape table give it."
+)
+
+
+def is_open_agent_run(d: ReportData) -> bool:
+    """An agent's run stays 'running' after its last submission: the agent, not a budget, ends
+    it. It is open for more, not busy."""
+    return d.run.state == "running" and d.run.settings.proposer == "agent"
+
+
+class _Made(Protocol):
+    """A candidate as a record or as `agent status` summarizes it."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def created(self) -> str | None: ...
+
+
+def open_since(candidates: Sequence[_Made]) -> str:
+    """An open agent run's state: when it was last submitted to, the newest candidate's creation
+    (a tuned child is made by the run, not submitted)."""
+    made = [c.created for c in candidates if c.created and not c.id.endswith("-tuned")]
+    return f"open, last submission {when(max(made))}" if made else "open, no submission yet"
+
+
+def run_state(d: ReportData) -> str:
+    """The run's state as the summary says it: an open agent run says when it was last
+    submitted to instead of 'running'."""
+    return open_since(d.candidates) if is_open_agent_run(d) else d.run.state
 
 
 def summary(d: ReportData) -> list[tuple[str, str]]:
     run, env, s = d.run, d.run.environment, d.run.settings
-    items: list[tuple[str, str]] = [("Operator", d.op), ("Run", f"{run.id} ({run.state})")]
+    items: list[tuple[str, str]] = [("Operator", d.op), ("Run", f"{run.id} ({run_state(d)})")]
 
     who = s.proposer + (f" · {s.model}" if s.model else "")
     if s.base_url:
@@ -98,13 +167,18 @@ def summary(d: ReportData) -> list[tuple[str, str]]:
     )
 
     b = s.budget
-    items.append(
-        (
-            "Rounds",
-            f"{run.rounds_done} of {b.rounds} ({b.candidates} candidates a round, "
-            f"{b.repairs} repairs each)",
+    if s.proposer == "agent":
+        # Each submission is a round of its own; the budget's rounds grow with them.
+        items.append(("Submissions", f"{run.rounds_done} (each judged as a round of its own)"))
+    else:
+        # Rounds finished, as the live panel of `kernelgen optimize` counts them.
+        items.append(
+            (
+                "Rounds done",
+                f"{run.rounds_done} of {b.rounds} ({plural(b.candidates, 'candidate')} a round, "
+                f"{plural(b.repairs, 'repair')} each)",
+            )
         )
-    )
     n = d.counts
     parts = [f"{n['accepted']} accepted", f"{n['rejected']} rejected"]
     if n["pending"]:
@@ -116,13 +190,15 @@ def summary(d: ReportData) -> list[tuple[str, str]]:
         cost = f"${u.cost_usd:.4f}" if u.cost_usd is not None else "cost unknown (no prices set)"
         tokens = (
             f"{u.tokens:,} tokens ({u.prompt_tokens:,} prompt, {u.completion_tokens:,} "
-            f"completion) in {u.calls} calls · {cost}"
+            f"completion) in {plural(u.calls, 'call')} · {cost}"
         )
     else:
         tokens = "no LLM calls"
     items.append(("Tokens and cost", tokens))
     items.append(("Time", duration(run.elapsed_s)))
     stopped = run.stopped or ("still running" if run.state == "running" else "not recorded")
+    if is_open_agent_run(d):
+        stopped = "not yet: open for more submissions"
     items.append(("Stopped", stopped))
 
     if run.best is None:

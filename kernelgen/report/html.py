@@ -133,7 +133,7 @@ def history_html(d: ReportData) -> str:
         "verdict",
         "category",
         "reason",
-        "speedup",
+        "× best then",
         "× seed",
         "",
     ]
@@ -143,17 +143,21 @@ def history_html(d: ReportData) -> str:
             k for k, on in (("best", c.id == d.run.best), ("focus", c.id == d.focus)) if on
         )
         who = c.proposer + (f" · {c.model}" if c.model else "")
+        seed_x = fmt.cand_speedup_seed(c, d.run.seed_bench)
         rows.append(
             f'<tr class="{cls}"><td class="num">{c.round}</td><td><code>{e(c.id)}</code></td>'
             f"<td><code>{e(c.parent or fmt.MISSING)}</code></td><td>{e(who)}</td>"
-            f'<td><span class="badge {c.status}">{c.status}</span></td>'
+            f'<td><span class="badge {c.status}">{e(fmt.candidate_word(c))}</span></td>'
             f'<td>{e(c.category or "")}</td><td class="reason">{e(c.reason or "")}</td>'
             f'<td class="num">{e(fmt.x(c.speedup)) if c.speedup is not None else ""}</td>'
             f'<td class="num">'
-            f"{e(fmt.x(fmt.cand_speedup_seed(c))) if c.bench is not None else ''}</td>"
+            f"{e(fmt.x(seed_x)) if seed_x is not None else ''}</td>"
             f"<td>{e(fmt.history_marker(d, c))}</td></tr>"
         )
-    return _table(header, rows, "data history", num=(0, 7, 8))
+    legend = ""
+    if any(c.speedup is not None or c.bench is not None for c in d.candidates):
+        legend = f'<p class="hint">{e(fmt.HISTORY_LEGEND)}</p>'
+    return _table(header, rows, "data history", num=(0, 7, 8)) + legend
 
 
 def details_html(d: ReportData) -> str:
@@ -297,6 +301,7 @@ def render_html(d: ReportData) -> str:
         op=e(d.op),
         run=e(d.run.id),
         state=e(d.run.state),
+        state_text=e("open" if fmt.is_open_agent_run(d) else d.run.state),
         summary=summary_html(d),
         notes=notes_html(d),
         shapes_title=e(d.shapes_title),

@@ -49,11 +49,11 @@ def render_markdown(d: ReportData) -> str:
                 f"**{c.id}**" if c.id == d.focus else c.id,
                 c.parent or fmt.MISSING,
                 c.proposer + (f" · {c.model}" if c.model else ""),
-                c.status,
+                fmt.candidate_word(c),
                 c.category or "",
                 c.reason or "",
                 fmt.x(c.speedup) if c.speedup is not None else "",
-                fmt.x(fmt.cand_speedup_seed(c)) if c.bench is not None else "",
+                fmt.x(fmt.cand_speedup_seed(c, d.run.seed_bench)) if c.bench is not None else "",
                 fmt.history_marker(d, c),
             ]
             for c in d.candidates
@@ -66,11 +66,13 @@ def render_markdown(d: ReportData) -> str:
             "verdict",
             "category",
             "reason",
-            "speedup",
+            "× best then",
             "× seed",
             "",
         ]
         lines += _table(header, rows, "rllllllrrl")
+        if any(c.speedup is not None or c.bench is not None for c in d.candidates):
+            lines += ["", fmt.HISTORY_LEGEND]
     else:
         lines.append("No candidates yet.")
     lines.append("")

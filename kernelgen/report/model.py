@@ -247,11 +247,12 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
 
     if run.state == "running" and run.settings.proposer == "agent":
         # An agent's run stays open after its last submission: the agent, not a budget, ends it.
+        # When it was last submitted to is the summary's (its Run line).
         promoted = "; its best was promoted into generated/" if run.promoted else ""
         notes.append(
-            f"Agent run, open for more submissions ({run.rounds_done} so far, last update "
-            f"{run.updated}): a judged candidate's figures are final, the run's best may "
-            f"change with a later submission{promoted}."
+            f"Agent run, open for more submissions ({run.rounds_done} so far): a judged "
+            f"candidate's figures are final, the run's best may change with a later "
+            f"submission{promoted}."
         )
     elif run.state == "running":
         notes.append(

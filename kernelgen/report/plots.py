@@ -45,8 +45,13 @@ def _matplotlib():
 
 
 def _uri(fig) -> str:
+    import matplotlib
+
     buf = io.BytesIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    # No date, and ids hashed from a fixed salt rather than a fresh uuid: the same figures make
+    # the same bytes, so a committed report is not rewritten for nothing.
+    with matplotlib.rc_context({"svg.hashsalt": "kernelgen"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     return "data:image/svg+xml;base64," + base64.b64encode(buf.getvalue()).decode()
 
 

@@ -141,7 +141,7 @@ def _history(d: ReportData, wide: bool) -> RenderableType:
     t.add_column("category", no_wrap=True)
     if wide:
         t.add_column("reason", ratio=1, min_width=16)
-    t.add_column("speedup", justify="right", no_wrap=True)
+    t.add_column("× best then", justify="right", no_wrap=True)
     t.add_column("× seed", justify="right", no_wrap=True)
     t.add_column("", no_wrap=True)
     reasons = []
@@ -150,17 +150,19 @@ def _history(d: ReportData, wide: bool) -> RenderableType:
         cells: list[RenderableType] = [str(c.round), c.id, c.parent or fmt.MISSING]
         if len(who) > 1:
             cells.append(c.proposer + (f" · {c.model}" if c.model else ""))
-        cells += [Text(c.status, style=_STATUS[c.status]), c.category or ""]
+        cells += [Text(fmt.candidate_word(c), style=_STATUS[c.status]), c.category or ""]
         if wide:
             cells.append(Text(c.reason or ""))
         elif c.reason:
             reasons.append(Text.assemble((f"{c.id}: ", "bold"), c.reason))
         cells += [
             fmt.x(c.speedup) if c.speedup is not None else "",
-            fmt.x(fmt.cand_speedup_seed(c)) if c.bench is not None else "",
+            fmt.x(fmt.cand_speedup_seed(c, d.run.seed_bench)) if c.bench is not None else "",
             Text(marker, style="bold green" if marker.startswith("★") else "green"),
         ]
         t.add_row(*cells, style="bold" if c.id == d.focus and not d.focus_is_best else None)
+    if any(c.speedup is not None or c.bench is not None for c in d.candidates):
+        t.caption, t.caption_justify = fmt.HISTORY_LEGEND, "left"
     return Group(t, *reasons) if reasons else t
 
 

@@ -5,33 +5,43 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord, Verdict
+from kernelgen.report.fmt import candidate_word, open_since, plural, verdict_word
 
 if TYPE_CHECKING:
+    from kernelgen.agent.session import RunStatus, SubmitResult
     from kernelgen.bench.profile import ProfileResult
+    from kernelgen.run.optimize import OptimizeSummary
 
 
 def _fmt(x: float | None, spec: str = ".2f", suffix: str = "") -> str:
     return "-" if x is None else f"{x:{spec}}{suffix}"
 
 
-def ops_table(rows: list[dict[str, object]]) -> Table:
+def ops_table(rows: list[dict[str, object]]) -> RenderableType:
+    """Every operator; one whose reference does not load is marked, its error below the table
+    (an error names a file and a field: too long for a cell)."""
     table = Table(title="operators")
     for col in ("name", "seed", "generated", "cases", "cpu cases", "bench shapes"):
         table.add_column(col)
+    errors: list[Text] = []
     for r in rows:
+        broken = r.get("error") is not None
         table.add_row(
-            str(r["name"]),
+            Text(str(r["name"]), style="red" if broken else ""),
             "yes" if r["seed"] else "no",
             str(r["generated_status"]),
-            str(r["cases"]),
-            str(r["interpreter_cases"]),
-            ", ".join(r["bench_shapes"]),
-        )  # type: ignore[arg-type]
-    return table
+            "-" if broken else str(r["cases"]),
+            "-" if broken else str(r["interpreter_cases"]),
+            Text("broken: see below", style="red") if broken else ", ".join(r["bench_shapes"]),  # type: ignore[arg-type]
+        )
+        if broken:
+            errors.append(Text.assemble((f"{r['name']}: ", "bold red"), str(r["error"])))
+    return Group(table, *errors) if errors else table
 
 
 def verdict_text(v: Verdict) -> Text:
@@ -39,7 +49,7 @@ def verdict_text(v: Verdict) -> Text:
     if not v.cases:
         where = "no case completed (the candidate never got through one)"
     else:
-        where = f"{passed} of {len(v.cases)} cases passed on {v.device}"
+        where = f"{passed} of {plural(len(v.cases), 'case')} passed on {v.device}"
     if v.accepted:
         label = "ACCEPTED-PARTIAL" if v.outcome == "accepted-partial" else "ACCEPTED"
         style = "bold yellow" if v.outcome == "accepted-partial" else "bold green"
@@ -70,8 +80,9 @@ def verdict_text(v: Verdict) -> Text:
     if ph and ph.calls:
         c = ph.calls
         text.append(
-            f"\n  {c.calls} calls: runner load {c.runner_load:.1f}, flood {c.runner_flood:.1f}, "
-            f"call {c.runner_call:.1f}, save {c.runner_save:.1f}, digest {c.runner_digest:.1f}; "
+            f"\n  {plural(c.calls, 'call')}: runner load {c.runner_load:.1f}, "
+            f"flood {c.runner_flood:.1f}, call {c.runner_call:.1f}, save {c.runner_save:.1f}, "
+            f"digest {c.runner_digest:.1f}; "
             f"judge wait {c.judge_wait:.1f}, read {c.judge_read:.1f}, check {c.judge_check:.1f} s",
             style="dim",
         )
@@ -121,16 +132,86 @@ def bench_table(rec: BenchRecord) -> Table:
 
 def candidate_line(rec: CandidateRecord, run: RunRecord) -> Text:
     colour = {"accepted": "green", "rejected": "red", "pending": "yellow"}[rec.status]
-    text = Text.assemble(f"{rec.id:<14}", (f"{rec.status:<9}", colour))
+    word = candidate_word(rec)
+    text = Text.assemble(f"{rec.id:<14}", (f"{word:<9} ", colour))
     if rec.category:
         text.append(f"[{rec.category}] ", style="red")
     if rec.reason:
         text.append(rec.reason[:160])
     if rec.speedup is not None:
-        text.append(f"  x{rec.speedup:.3f} vs best", style="cyan")
+        text.append(f"  x{rec.speedup:.3f} vs the best then", style="cyan")
     if rec.became_best:
         text.append("  NEW BEST", style="bold green")
     return text
+
+
+def optimize_end(summary: OptimizeSummary) -> Text:
+    """The last lines of `kernelgen optimize`: how the run ended, where it is, how to review it."""
+    from kernelgen import store
+    from kernelgen.report.model import relpath
+
+    folder = relpath(store.run_dir(summary.op, summary.run_id))
+    text = Text.assemble(
+        (summary.op, "bold"),
+        f" run {summary.run_id}: stopped: {summary.stopped}; best {summary.best or 'the seed'}; "
+        f"promoted: {'yes' if summary.promoted else 'no'}",
+    )
+    text.append(f"\n  run folder: {folder}/")
+    text.append(f"\n  review it:  kernelgen report {summary.op} --run {summary.run_id}")
+    return text
+
+
+def submit_text(result: SubmitResult) -> str:
+    """`kernelgen agent submit`: each judged candidate (and its tuned child), its timings, the
+    best after it."""
+    lines = []
+    for c in (result.candidate, result.tuned):
+        if c is None:
+            continue
+        line = f"{c.id}: {verdict_word(c.status, c.outcome)}"
+        if c.category:
+            line += f" [{c.category}]"
+        if c.reason:
+            line += f": {c.reason}"
+        if c.failing_case is not None:
+            line += f" (case {c.failing_case.name})"
+        lines.append(line)
+        if c.outcome == "accepted-partial":
+            lines.append(
+                f"  accepted on the {plural(c.cases_run, 'case')} that ran; "
+                f"{len(c.cases_not_run)} not run here (bf16 and GPU-only cases on CPU): "
+                "a CUDA run gives the final word"
+            )
+        for s in c.shapes:
+            lines.append(
+                f"  {s.shape} {s.dtype}: {s.us:.1f} us, {s.limit_pct:.0f}% of limit "
+                f"({s.bound}), vs best {_fmt(s.vs_best, '.2f', 'x')}, "
+                f"vs eager {_fmt(s.vs_eager, '.2f', 'x')}, "
+                f"vs compile {_fmt(s.vs_compile, '.2f', 'x')}"
+            )
+    if not result.timed:
+        lines.append("not timed: Triton's CPU interpreter verifies, it does not time")
+    lines.append(f"best: {result.best or 'the seed'}")
+    return "\n".join(lines)
+
+
+def agent_status_text(status: RunStatus) -> str:
+    """`kernelgen agent status`: the run, whether it is open and since when it was last
+    submitted to, each candidate in the words `agent submit` used."""
+    state = status.state
+    if status.state == "running" and status.proposer == "agent":
+        state = open_since(status.candidates)
+    lines = [
+        f"run {status.run_id} ({status.op}, {status.device}, {status.proposer}"
+        + (f" · {status.model}" if status.model else "")
+        + f"; {state}): {plural(len(status.candidates), 'candidate')}, "
+        f"{status.pending} pending, best {status.best or 'the seed'}"
+    ]
+    for c in status.candidates:
+        why = f" [{c.category}]: {c.reason}" if c.category else ""
+        gain = f", {c.speedup:.2f}x vs the best then" if c.speedup is not None else ""
+        lines.append(f"  {c.id}: {verdict_word(c.status, c.outcome)}{gain}{why}")
+    return "\n".join(lines)
 
 
 def profile_table(result: ProfileResult) -> Table:
