@@ -396,7 +396,7 @@ def test_mcp_profile_tool(project: Path, fake_ncu: Path, on_cuda: None) -> None:
     import anyio
     from mcp import Client
 
-    from kernelgen.agent.session import mcp as mcp_server
+    from kernelgen.agent import mcp as mcp_server
 
     run = _cuda_run()
 

@@ -63,7 +63,7 @@ _NAME = re.compile(r"[a-z][a-z0-9_]*")
 _TAKEN = frozenset(
     {"torch", "triton", "tl", "functools", "math", "nearest_bucket", "cost", "eager", "compare",
      "make_inputs", "available", "enable", "disable", "use", "routed", "set_dispatch",
-     "dispatch_mode", "configs"}
+     "dispatch_mode", "routable", "configs"}
 )  # fmt: skip
 
 
