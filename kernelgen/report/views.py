@@ -1,4 +1,4 @@
-"""Rich renderables for the CLI's records (built here, printed by cli.py)."""
+"""Rich renderables for the CLI's records (built here, printed by the commands of cli/)."""
 
 from __future__ import annotations
 
