@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     os.chdir(ROOT)
     from kernelgen.spec import seed_path
-    from kernelgen.verify import judge as judge_module
+    from kernelgen.verify import verdict as judge_module  # where the judge counts each answer
     from kernelgen.verify.judge import Evaluator
     from kernelgen.verify.sampler import Sampler
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 from kernelgen.errors import UsageError
 from kernelgen.records import Verdict
 from kernelgen.spec import load_spec
+from kernelgen.verify.sandbox import DEFAULT_MEMORY_MB
 
 if TYPE_CHECKING:
     from kernelgen.verify.judge import Evaluator
 
 __all__ = ["DEFAULT_MEMORY_MB", "Evaluator", "sha256", "static_gate", "verify_candidate"]
-DEFAULT_MEMORY_MB = 8192
 
 
 def __getattr__(name: str) -> Any:

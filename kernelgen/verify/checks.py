@@ -1,18 +1,22 @@
-"""Judging one output against the float64 ground truth.
+"""Judging one output against the float64 ground truth, and what a failure is.
 
 Each check returns None when it holds, or a `Failure` (category + one-line reason). Outputs may be
-tensors or tuples of tensors; every leaf is judged on its own.
+tensors or tuples of tensors; every leaf is judged on its own. The judge raises `Rejected` to stop
+at a failure; `classify` names the category of what the candidate's call raised.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from kernelgen.records import Category
 from kernelgen.spec import Tolerance
+
+if TYPE_CHECKING:
+    from kernelgen.verify.protocol import Failed
 
 # Below this, relative errors are fp32 rounding noise (an approximate exp, another summation
 # order): the error-ratio test bites only when a candidate is clearly worse than torch. The floor
@@ -28,6 +32,30 @@ _RATIO_FLOOR = 32 * torch.finfo(torch.float32).eps
 class Failure:
     category: Category
     reason: str
+
+
+class Rejected(Exception):
+    def __init__(self, failure: Failure, case: str | None = None):
+        super().__init__(failure.reason)
+        self.failure = failure
+        self.case = case
+
+
+def classify(error: Failed) -> Failure:
+    """A category for what the candidate's call raised."""
+    name, text = error.type, error.message or error.type
+    where = f" (line {error.line})" if error.line else ""
+    if name == "ContractError":
+        return Failure("contract", text)
+    if name in ("CompilationError", "CompileTimeAssertionFailure", "OutOfResources") or (
+        error.frontend
+    ):
+        return Failure("compile", f"{name}: {text}{where}")
+    if name in ("OutOfMemoryError", "MemoryError") or "can't allocate memory" in text:
+        return Failure("oom", text)
+    if "illegal memory access" in text or "CUDA error" in text:
+        return Failure("crash", text)
+    return Failure("crash", f"{name}: {text}{where}")
 
 
 def leaves(out: Any) -> list[Any]:

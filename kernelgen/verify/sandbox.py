@@ -27,6 +27,9 @@ from pydantic import BaseModel
 from kernelgen.paths import bytecode_cache, triton_cache
 from kernelgen.records import Category
 
+# The memory cap of a sandboxed process (the judge's runners, the benchmark) unless a caller asks
+# for another.
+DEFAULT_MEMORY_MB = 8192
 _POLL_S = 0.05
 
 

@@ -10,15 +10,15 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from kernelgen.verify.checks import Failure
+from kernelgen.verify.checks import Failure, Rejected, classify
 from kernelgen.verify.protocol import Call, Load
 from kernelgen.verify.session import Dead, Runner
 
 if TYPE_CHECKING:
-    from kernelgen.spec import Case
-    from kernelgen.verify.judge import Evaluator
+    from kernelgen.spec import Case, OpSpec
+    from kernelgen.verify.truth import Truths
 
 # The sanitizer's own exit code for "found something", apart from any code the program returns.
 _FOUND = 86
@@ -39,10 +39,20 @@ def executable() -> str | None:
     )
 
 
-def check(ev: Evaluator, path: Path, cases: list[Case]) -> list[str]:
-    """Run each tool over `cases`; returns the tools that ran clean, raises Rejected on a find."""
-    from kernelgen.verify.judge import Rejected, classify
+class Run(Protocol):
+    """What the sanitizer needs of the run's judge (judge.Evaluator): the operator, its truth,
+    and how to start a runner."""
 
+    spec: OpSpec
+    truths: Truths
+    device: str
+    env: dict[str, str]
+    memory_mb: int
+    folder: Path
+
+
+def check(ev: Run, path: Path, cases: list[Case]) -> list[str]:
+    """Run each tool over `cases`; returns the tools that ran clean, raises Rejected on a find."""
     tool = executable()
     if tool is None:
         raise Rejected(Failure("crash", "compute-sanitizer was asked for and is not installed"))

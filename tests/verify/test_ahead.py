@@ -10,7 +10,7 @@ import pytest
 
 from kernelgen.spec import load_spec
 from kernelgen.verify import ahead
-from kernelgen.verify.judge import classify
+from kernelgen.verify.checks import classify
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,0 +1,171 @@
+"""The checks of one candidate's answers, on the judge's side: what a reply's record says the call
+ran (provenance), its outputs read back and judged against the float64 truth (structure, values,
+precision, inputs untouched, no aliasing), and its agreement with the candidate's first answer.
+
+Each check raises `Rejected` at the first failure; verdict.py makes the calls and says which call a
+failure belongs to.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from kernelgen.records import CallCosts, CaseResult
+from kernelgen.spec import Case, OpSpec
+from kernelgen.verify import checks
+from kernelgen.verify.checks import Failure, Rejected
+from kernelgen.verify.protocol import Reply
+from kernelgen.verify.tensors import borrow, overlaps
+from kernelgen.verify.truth import CaseTruth, Inputs
+
+
+class Answers:
+    """Judges the answers of one candidate. Gathers the candidate's Triton kernels seen launching
+    (the profiler's check and the verdict name them) and the judge's side of the call costs."""
+
+    def __init__(self, spec: OpSpec, device: str, judge_device: str):
+        self.spec, self.device = spec, device
+        self.judge_device = judge_device  # where outputs are read back to, beside the truth
+        self.kernels: set[str] = set()
+        self.costs = CallCosts()
+
+    def check_log(self, reply: Reply, guarded: bool) -> None:
+        log = reply.log
+        if not guarded:
+            return
+        if log is None:
+            raise Rejected(Failure("provenance", "the guarded call came back without its record"))
+        self.kernels.update(log.launches)
+        if log.threads:
+            raise Rejected(Failure("provenance", f"started threads {log.threads}"))
+        if log.forbidden:
+            ops = ", ".join(sorted(set(log.forbidden)))
+            raise Rejected(Failure("provenance", f"torch computed in the launcher: aten {ops}"))
+        if not log.launches:
+            other = f" (launched only {sorted(set(log.foreign))})" if log.foreign else ""
+            raise Rejected(
+                Failure("provenance", f"no Triton kernel of the candidate launched{other}")
+            )
+
+    def check_output(
+        self, reply: Reply, out_file: Path, truth: CaseTruth, variant: str, case: Case
+    ) -> tuple[Any, CaseResult]:
+        inputs = truth.variants[variant]
+        fail = structure(reply, inputs.native, self.device)
+        if fail:
+            raise Rejected(fail)
+        mark = time.monotonic()
+        try:
+            if reply.shared is not None:  # lent by the runner: copied here, the loan ended
+                loaded = [borrow(x) if x is not None else None for x in reply.shared]
+            else:
+                loaded = torch.load(out_file, map_location=self.judge_device, weights_only=True)
+            out = tuple(loaded) if reply.tuple_out else loaded[0]
+        except Exception as e:  # the file or handle is the candidate process's: anything goes
+            raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
+        self.costs.add("judge_read", time.monotonic() - mark)
+        result = self.judge_values(out, inputs, case)
+        if reply.input_digests != inputs.digests:
+            raise Rejected(Failure("mutation", "an input changed during the call"))
+        for leaf in reply.leaves:
+            if leaf.span is not None and any(overlaps(leaf.span, s) for s in reply.inputs):
+                raise Rejected(Failure("aliasing", "the output shares memory with an input"))
+        return out, result
+
+    def judge_values(self, out: Any, inputs: Inputs, case: Case) -> CaseResult:
+        ref64 = inputs.ref
+        if self.spec.compare is not None:
+            msg = self.spec.judge(out, ref64, case, inputs.args)
+            if msg:
+                raise Rejected(Failure("incorrect", msg))
+            return CaseResult(name=case.name, status="passed")
+        tol = self.spec.tolerance(case.dtype, case.dims)
+        worst, cand_err, torch_err = 0.0, 0.0, 0.0
+        if inputs.native_errs is None:  # the same for every candidate of the run
+            inputs.native_errs = [
+                checks.rel_err(n, r)
+                for n, r in zip(checks.leaves(inputs.native), checks.leaves(ref64), strict=True)
+            ]
+        for o, r, n_err in zip(
+            checks.leaves(out), checks.leaves(ref64), inputs.native_errs, strict=True
+        ):
+            fail, max_err, rel = checks.measure(o, r, tol)
+            if fail:
+                raise Rejected(fail)
+            worst = max(worst, max_err)
+            cand_err = max(cand_err, rel)
+            torch_err = max(torch_err, n_err)
+            fail = checks.precision(cand_err, torch_err, o.dtype, self.spec.data.error_ratio)
+            if fail:
+                raise Rejected(fail)
+        return CaseResult(
+            name=case.name,
+            status="passed",
+            max_abs_err=worst,
+            rel_err=cand_err,
+            torch_rel_err=torch_err,
+        )
+
+    def agree(self, first: Any, again: Any, case: Case, what: str, inputs: Inputs) -> None:
+        if self.spec.compare is not None:
+            # The operator's own rule, the first answer standing for the truth: two honest
+            # calls of a top-k may list the same set in another order.
+            msg = self.spec.judge(again, first, case, inputs.args)
+            if msg:
+                raise Rejected(Failure("stale", f"{what} disagrees with the first: {msg}"))
+            return
+        tol = self.spec.tolerance(case.dtype, case.dims)
+        for o1, o2 in zip(checks.leaves(first), checks.leaves(again), strict=True):
+            fail, _ = checks.values(o2, o1.double(), tol)
+            if fail:
+                raise Rejected(Failure("stale", f"{what} disagrees with the first: {fail.reason}"))
+
+    def profiled(self, reply: Reply, out: Any, result: CaseResult) -> None:
+        names = set(reply.cuda_kernels or [])
+        # Triton names a CUDA kernel exactly after its function: match names whole, so a kernel
+        # called `_k` cannot vouch for every torch kernel with "_k" in its name.
+        foreign = sorted(n for n in names if n not in self.kernels and not _layout_kernel(n))
+        if foreign:
+            raise Rejected(
+                Failure(
+                    "provenance",
+                    f"CUDA kernels that are not the candidate's ran: {', '.join(foreign)[:200]}",
+                )
+            )
+        if not names:
+            raise Rejected(Failure("provenance", "the profiler saw no kernel run"))
+
+
+def structure(reply: Reply, expected: Any, device: str) -> Failure | None:
+    """Exact type, dtype, shape and device, leaf by leaf, from what the runner saw."""
+    want = checks.leaves(expected)
+    got = reply.leaves
+    if len(got) != len(want) or reply.tuple_out != isinstance(expected, tuple):
+        kind = "tuple" if reply.tuple_out else "a single value"
+        return Failure(
+            "incorrect",
+            f"returned {kind} of {len(got)}, expected {type(expected).__name__} of {len(want)}",
+        )
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        label = f"output {i}" if len(want) > 1 else "output"
+        if g.type != "Tensor":
+            return Failure("contract", f"{label} is {g.type}, not a plain torch.Tensor")
+        wdtype = str(w.dtype).removeprefix("torch.")
+        if g.dtype != wdtype:
+            return Failure("incorrect", f"{label} dtype torch.{g.dtype}, expected {w.dtype}")
+        if list(g.shape) != list(w.shape):
+            return Failure(
+                "incorrect", f"{label} shape {tuple(g.shape)}, expected {tuple(w.shape)}"
+            )
+        if g.device is None or torch.device(g.device).type != device:
+            return Failure("incorrect", f"{label} on {g.device}, expected {device}")
+    return None
+
+
+def _layout_kernel(name: str) -> bool:
+    low = name.lower()
+    return "copy" in low or "fill" in low

@@ -1,0 +1,411 @@
+"""One candidate's judging: its runner, its calls, its verdict. The run's judge (judge.Evaluator)
+holds what the run's candidates share; the checks of each answer are answers.py's.
+
+Per case (stopping at the first failure, like a staged evaluation), four calls, each one a full
+check of values, structure, provenance where the guard is on, inputs untouched and no aliasing:
+1. A under the guard, new allocations and freed device memory NaN-poisoned;
+2. B (other values): also a new buffer, and A's result unchanged (no caching, no shared output);
+3. A again on fresh copies, allocations filled with random finite values: agrees with the first
+   (a kernel that writes only where its output still reads NaN is caught here);
+4. A once more with the guard off (nothing in the process looks different from a plain call),
+   freed device memory random: agrees too.
+Then, once per candidate: every config of an autotuned kernel on one case, a call after a random
+number of calls, and on CUDA one call under the profiler (every kernel that ran is the candidate's
+or a layout copy) and, when asked, the small cases under compute-sanitizer.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kernelgen.records import CaseResult, Phases, Verdict
+from kernelgen.verify import checks, sanitizer
+from kernelgen.verify.answers import Answers
+from kernelgen.verify.checks import Failure, Rejected, classify
+from kernelgen.verify.protocol import Call, Failed, Load, Reply
+from kernelgen.verify.session import Dead, Runner
+from kernelgen.verify.tensors import overlaps, storage_digest
+
+if TYPE_CHECKING:
+    from kernelgen.records import CallCosts
+    from kernelgen.spec import Case
+    from kernelgen.verify.session import Pool
+    from kernelgen.verify.truth import CaseTruth
+
+MANY_CALLS = {"cpu": (4, 12), "cuda": (8, 40)}
+# Requests sent ahead of the answer being checked: enough to keep the runner busy while the
+# judge compares; more would only leave more output files waiting in the scratch folder.
+WINDOW = 3
+
+
+class Run(sanitizer.Run, Protocol):
+    """What one candidate's judging needs of the run's judge (judge.Evaluator)."""
+
+    seed: int
+    rng: random.Random
+    cap_s: float
+    pool: Pool
+    gpu_target: str | None
+    sanitize: bool
+
+    def cases(self) -> list[Case]: ...
+
+    def deadline(self, case: str, calls: int = 1) -> float: ...
+
+    def prepare(
+        self, path: Path, digest: str, phases: Phases
+    ) -> tuple[Failure | None, str | None]: ...
+
+    def warm_compilers(self) -> None: ...
+
+    def compile_for_target(
+        self, path: Path, cases: list[Case], phases: Phases
+    ) -> tuple[Failure | None, str | None]: ...
+
+
+Then = Callable[[Reply, Any, CaseResult], None]
+
+
+@dataclass
+class _Step:
+    case: Case
+    truth: CaseTruth
+    variant: str
+    request: Call
+    then: Then | None = None  # checks beyond the full one every call gets
+    context: str = ""  # what the call was for, before a failure's reason
+
+
+class Judging:
+    """One candidate's judging: its runner, its calls, its verdict."""
+
+    def __init__(self, ev: Run, path: Path, digest: str):
+        self.ev, self.spec, self.device = ev, ev.spec, ev.device
+        self.path = path.resolve()
+        self.digest = digest
+        self.answers = Answers(ev.spec, ev.device, ev.truths.device)
+        self.runner: Runner | None = None
+        self.calls = 0
+
+    def run(self) -> Verdict:
+        ev = self.ev
+        start = time.monotonic()
+        results: list[CaseResult] = []
+        failure: Failure | None = None
+        phases = Phases()
+        sanitized: list[str] = []
+        try:
+            mark = time.monotonic()
+            failure, where = ev.prepare(self.path, self.digest, phases)
+            mark = time.monotonic()
+            if failure is not None:
+                raise Rejected(failure, where)
+            self.runner = ev.pool.take()
+            self.runner.ready()
+            phases.start, mark = _lap(mark)
+            ev.warm_compilers()
+            self.load()
+            run: list[tuple[Case, CaseTruth]] = []
+            runnable = {c.name for c in ev.cases()}
+            grid: list[_Step] = []
+            for case in self.spec.cases:
+                if case.name not in runnable:
+                    results.append(
+                        CaseResult(name=case.name, status="not_run", note=_why_not(case))
+                    )
+                    continue
+                truth = ev.truths.get(case)
+                grid += self.case_steps(case, truth, results)
+                run.append((case, truth))
+            self.drive(grid)
+            phases.cases, mark = _lap(mark)
+            if run:
+                self.drive(self.extra_steps(run))
+            if ev.gpu_target is not None and run:
+                failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
+                if failure is not None:
+                    raise Rejected(failure, where)
+            if ev.sanitize and self.device == "cuda" and run:
+                sanitized = self.sanitize([c for c, _ in run if c.interpreter] or [run[0][0]])
+            phases.checks, mark = _lap(mark)
+        except Rejected as r:
+            failure = r.failure
+            if r.case:
+                failure = Failure(failure.category, f"case {r.case}: {failure.reason}")
+                if r.case in {c.name for c in self.spec.cases}:
+                    results = [c for c in results if c.name != r.case]
+                    results.append(CaseResult(name=r.case, status="failed", note=failure.reason))
+        finally:
+            if self.runner is not None:
+                self.runner.close()
+            costs = self.answers.costs
+            phases.calls = costs if costs.calls else None
+        done = {c.name for c in results}
+        for case in self.spec.cases:
+            if case.name not in done:
+                results.append(
+                    CaseResult(
+                        name=case.name,
+                        status="not_run",
+                        note="not run: stopped at the first failure",
+                    )
+                )
+        order = {c.name: i for i, c in enumerate(self.spec.cases)}
+        results.sort(key=lambda c: order.get(c.name, len(order)))
+        accepted = failure is None
+        partial = accepted and any(c.status == "not_run" for c in results)
+        return Verdict(
+            op=self.spec.name,
+            candidate=str(self.path),
+            sha256=self.digest,
+            accepted=accepted,
+            outcome=("accepted-partial" if partial else "accepted") if accepted else "rejected",
+            category=failure.category if failure else None,
+            reason=failure.reason if failure else None,
+            device=self.device,  # type: ignore[arg-type]
+            seed=ev.seed,
+            cases=results,
+            kernels=sorted(self.answers.kernels),
+            seconds=round(time.monotonic() - start, 3),
+            phases=phases,
+            sanitized=sanitized,
+        )
+
+    # ---- talking to the runner ---------------------------------------------------------------
+
+    def ask(self, request: Load | Call, deadline: float, case: str | None, what: str) -> Reply:
+        assert self.runner is not None
+        reply = self.runner.ask(request, deadline, what)
+        if isinstance(reply, Dead):
+            raise Rejected(Failure(reply.category, reply.reason), case)
+        if not reply.ok:
+            raise Rejected(classify(reply.error or Failed(type="Error", message="")), case)
+        return reply
+
+    def load(self) -> None:
+        reply = self.ask(
+            Load(path=str(self.path), entry=self.spec.name, arg_names=self.spec.arg_names),
+            self.ev.cap_s,
+            None,
+            "loading the candidate",
+        )
+        self.configs = reply.configs
+
+    def step(
+        self,
+        case: Case,
+        truth: CaseTruth,
+        variant: str,
+        *,
+        fill: str = "nan",
+        guard: bool = True,
+        keep: str | None = None,
+        report: tuple[str, ...] = (),
+        repeat: int = 1,
+        profile: bool = False,
+        then: Then | None = None,
+        context: str = "",
+    ) -> _Step:
+        """One call to make, and what to check of its answer beyond the full check against
+        the truth that every call gets."""
+        self.calls += 1
+        lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
+        request = Call(
+            inputs=None if lends else str(truth.variants[variant].file),
+            shared=[] if lends else None,
+            share_outputs=lends,
+            outputs=str(self.ev.folder / f"out-{self.calls}.pt"),
+            guard=guard,
+            fill=fill,  # type: ignore[arg-type]
+            keep=keep,
+            report=list(report),
+            repeat=repeat,
+            profile=profile,
+        )
+        return _Step(case, truth, variant, request, then, context)
+
+    def drive(self, steps: list[_Step]) -> None:
+        """Make the calls in order, checking each answer in order, with up to WINDOW requests
+        ahead of the one being checked: the runner computes the next call while the judge
+        compares the last one. The first failure ends it (the runner is killed with whatever
+        it was still doing). A call's deadline counts from when the judge starts waiting for
+        its answer, which is never before the runner could have started on it."""
+        assert self.runner is not None
+        queue = iter(steps)
+        pending: deque[_Step] = deque()
+
+        def post() -> None:
+            step = next(queue, None)
+            if step is not None:
+                assert self.runner is not None
+                request = step.request
+                if request.shared is not None:  # a fresh loan for every call
+                    shared = step.truth.variants[step.variant].lend()
+                    request = request.model_copy(update={"shared": shared})
+                self.runner.send(request)
+                pending.append(step)
+
+        for _ in range(WINDOW):
+            post()
+        costs = self.answers.costs
+        while pending:
+            step = pending.popleft()
+            name = step.case.name
+            mark = time.monotonic()
+            reply = self.runner.receive(self.ev.deadline(name, step.request.repeat), f"case {name}")
+            costs.add("judge_wait", time.monotonic() - mark)
+            post()
+            out_file = Path(step.request.outputs)
+            try:
+                if isinstance(reply, Dead):
+                    raise Rejected(Failure(reply.category, reply.reason))
+                if not reply.ok:
+                    raise Rejected(classify(reply.error or Failed(type="Error", message="")))
+                _count(costs, reply)
+                mark, read = time.monotonic(), costs.judge_read
+                self.answers.check_log(reply, step.request.guard or step.request.profile)
+                out, result = self.answers.check_output(
+                    reply, out_file, step.truth, step.variant, step.case
+                )
+                if step.then is not None:
+                    step.then(reply, out, result)
+                # The checks' time, less the reading of the outputs (judge_read, counted apart).
+                costs.add("judge_check", time.monotonic() - mark - (costs.judge_read - read))
+            except Rejected as r:
+                failure = r.failure
+                if step.context:
+                    failure = Failure(failure.category, f"{step.context}: {failure.reason}")
+                raise Rejected(failure, r.case or name) from None
+            finally:
+                out_file.unlink(missing_ok=True)
+
+    # ---- the case grid -----------------------------------------------------------------------
+
+    def case_steps(self, case: Case, truth: CaseTruth, results: list[CaseResult]) -> list[_Step]:
+        """The four calls of a case; the last one's check adds the case's result."""
+        seen: dict[str, Any] = {}
+
+        def first(reply: Reply, out: Any, result: CaseResult) -> None:
+            seen.update(out=out, result=result, slowest=reply.seconds)
+            seen["digests"] = [storage_digest(t) for t in checks.leaves(out)]
+
+        def second(reply: Reply, out: Any, result: CaseResult) -> None:
+            seen["slowest"] = max(seen["slowest"], reply.seconds)
+            spans_a = reply.kept_spans.get("a", [])
+            for leaf in reply.leaves:
+                if leaf.span is not None and any(overlaps(leaf.span, s) for s in spans_a):
+                    raise Rejected(
+                        Failure(
+                            "aliasing",
+                            "the second call returned the first call's buffer "
+                            "(cached or shared output)",
+                        )
+                    )
+            if reply.kept.get("a") != seen["digests"]:
+                raise Rejected(
+                    Failure("stale", "the first result changed when the candidate was called again")
+                )
+
+        def agrees(what: str, last: bool = False) -> Then:
+            def check(reply: Reply, out: Any, result: CaseResult) -> None:
+                self.answers.agree(seen["out"], out, case, what, truth.variants["a"])
+                seen["slowest"] = max(seen["slowest"], reply.seconds)
+                if last:
+                    results.append(
+                        seen["result"].model_copy(update={"seconds": round(seen["slowest"], 4)})
+                    )
+
+            return check
+
+        return [
+            self.step(case, truth, "a", keep="a", then=first),
+            self.step(case, truth, "b", keep="b", report=("a",), then=second),
+            # Fresh copies of A, into buffers that hold random finite values: nothing tells
+            # them apart from memory the kernel wrote.
+            self.step(
+                case, truth, "a", fill="random", then=agrees("a call into randomly filled buffers")
+            ),
+            self.step(
+                case,
+                truth,
+                "a",
+                fill="random",
+                guard=False,
+                then=agrees("a call without the guard", last=True),
+            ),
+        ]
+
+    def extra_steps(self, run: list[tuple[Case, CaseTruth]]) -> list[_Step]:
+        ev = self.ev
+        steps: list[_Step] = []
+        smallest = min(run, key=lambda ct: _numel(ct[0]))
+        largest = max(run, key=lambda ct: _numel(ct[0]))
+        # Every config of an autotuned kernel on the longest reduction and on the most elements
+        # (where a config right only for short rows, or for few blocks, breaks): each launch
+        # takes the next config.
+        if self.configs > 1:
+            red = self.spec.data.reduction
+
+            def length(ct: tuple[Case, CaseTruth]) -> tuple[int, int]:
+                return (ct[0].dims.get(red, 0) if red else 0, _numel(ct[0]))
+
+            longest = max(run, key=length)
+            for case, truth in [longest] + (
+                [largest] if largest[0].name != longest[0].name else []
+            ):
+                steps += [
+                    self.step(
+                        case,
+                        truth,
+                        "a" if i % 2 else "b",
+                        context=f"config sweep, call {i + 1} of {self.configs}",
+                    )
+                    for i in range(self.configs)
+                ]
+        # A call after many calls: a kernel that counts its calls and changes after N.
+        lo, hi = MANY_CALLS[self.device]
+        n = ev.rng.randint(lo, hi)
+        steps.append(self.step(*smallest, "b", repeat=n, context=f"after {n} calls in a row"))
+        if self.device == "cuda":
+            # Every CUDA kernel of one call (the largest case, where a size-triggered fallback
+            # would show) must be one of the candidate's Triton kernels, or a layout copy or
+            # fill. Checked after every guarded call before it has named the candidate's own.
+            steps.append(self.step(*largest, "a", profile=True, then=self.answers.profiled))
+        return steps
+
+    def sanitize(self, cases: list[Case]) -> list[str]:
+        return sanitizer.check(self.ev, self.path, cases)
+
+
+def _count(costs: CallCosts, reply: Reply) -> None:
+    costs.calls += 1
+    if reply.costs is not None:
+        for part in ("load", "flood", "call", "save", "digest"):
+            costs.add(f"runner_{part}", getattr(reply.costs, part))
+
+
+def _lap(mark: float) -> tuple[float, float]:
+    now = time.monotonic()
+    return round(now - mark, 3), now
+
+
+def _numel(case: Case) -> int:
+    n = 1
+    for v in case.dims.values():
+        n *= v
+    return n
+
+
+def _why_not(case: Case) -> str:
+    why = (
+        "bf16 arithmetic is wrong in the interpreter"
+        if "bfloat16" in (case.dtype, *case.fixed_dtypes)
+        else "too large for the interpreter"
+    )
+    return f"not run on CPU: {why}"
