@@ -19,7 +19,8 @@ WARMUP_CALLS = 2
 def main(argv: list[str]) -> int:
     import torch
 
-    from kernelgen.bench.worker import _load, select_shapes
+    from kernelgen.bench.contender import load_entry
+    from kernelgen.bench.messages import select_shapes
     from kernelgen.spec import load_spec
     from kernelgen.spec.inputs import case_seed, make_inputs
 
@@ -28,7 +29,7 @@ def main(argv: list[str]) -> int:
     op, source, shape_name, seed = argv[0], argv[1], argv[2], int(argv[3])
     spec = load_spec(op)
     (shape,) = select_shapes(spec, [shape_name])
-    _, fn = _load(source, "kernelgen_profiled", spec.name)
+    _, fn = load_entry(source, "kernelgen_profiled", spec.name)
     if isinstance(fn, str):
         raise RuntimeError(fn)
     args = make_inputs(

@@ -11,6 +11,9 @@ Two targets for `run_isolated`:
   no peers, the baseline (the current best, when the request names one) timed among them; a
   variant that fails to compile or runs out of resources fails alone. A variant that leaves the
   CUDA context broken stops the process, and the caller starts a fresh one for the others.
+
+The requests and results are messages.py's (importable without torch, for the parent); loading a
+contender, launching it as shipped and reading its compile facts are contender.py's.
 """
 
 from __future__ import annotations
@@ -20,17 +23,28 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
 import torch
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from kernelgen.bench import roofline
 from kernelgen.bench.ceilings import get_ceilings
+from kernelgen.bench.contender import as_shipped, compile_facts, file_sha256, load_entry
+from kernelgen.bench.messages import (
+    PEERS,
+    BenchRequest,
+    BenchResult,
+    Contender,
+    Skip,
+    TuneRequest,
+    TuneResult,
+    VariantShape,
+    VariantTiming,
+    select_shapes,
+)
 from kernelgen.bench.peers import PeerCache, PeerEntry, entry_key, peer_kind, reference_sha
 from kernelgen.bench.timing import (
     PROTOCOL,
-    ROUNDS,
     Method,
     choose_method,
     describe_error,
@@ -38,188 +52,35 @@ from kernelgen.bench.timing import (
     interleaved,
     rotating,
 )
-from kernelgen.errors import KernelgenError, UsageError
-from kernelgen.records import (
-    BenchRecord,
-    CompileFacts,
-    Environment,
-    PeerTime,
-    ShapeFailure,
-    ShapeTiming,
-)
-from kernelgen.spec import BenchShape, OpSpec, load_module, load_spec
+from kernelgen.records import BenchRecord, Environment, PeerTime, ShapeFailure, ShapeTiming
+from kernelgen.spec import BenchShape, OpSpec, load_spec
 
-PEERS: tuple[Literal["eager", "compile"], ...] = ("eager", "compile")
+# The targets, and what callers import from here: the messages (messages.py) and the contender's
+# loading and compile facts (contender.py) that the targets use.
+__all__ = [
+    "BenchRequest",
+    "BenchResult",
+    "Contender",
+    "Skip",
+    "TuneRequest",
+    "TuneResult",
+    "VariantShape",
+    "VariantTiming",
+    "as_shipped",
+    "compile_facts",
+    "main",
+    "recheck",
+    "run_bench",
+    "run_tune",
+    "select_shapes",
+    "tune_main",
+]
+
 SEED_LABEL = "seed"
 GPU_MEMORY_FRACTION = 0.9
 INPUT_SETS = 4
 # Above this, two sets: rotation only has to defeat a 60 MB L2, and inputs are drawn on the CPU.
 LARGE_SET_BYTES = 1 << 30
-TUNE_ROUNDS = 5
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Contender(_Strict):
-    label: str = Field(min_length=1, description="seed, best, or the candidate's id")
-    path: str
-
-
-class BenchRequest(_Strict):
-    op: str
-    root: str = Field(description="project root; the worker runs from there")
-    contenders: list[Contender] = Field(min_length=1)
-    peers: bool = Field(True, description="also time torch eager and torch.compile")
-    cached_peers: list[PeerCache] | None = Field(
-        None,
-        description="peer times to reuse where one matches this device, shape and method; "
-        "None: time the peers on every shape",
-    )
-    shapes: list[str] | None = Field(None, description="bench shape names; None = all")
-    seed: int = 0
-    rounds: int = Field(ROUNDS, ge=1)
-
-    @model_validator(mode="after")
-    def _labels(self) -> BenchRequest:
-        labels = [c.label for c in self.contenders]
-        dup = sorted({x for x in labels if labels.count(x) > 1})
-        if dup:
-            raise ValueError(f"contenders: duplicate labels {dup}")
-        clash = sorted(set(labels) & set(PEERS))
-        if clash:
-            raise ValueError(f"contenders: labels {clash} are reserved for the peers")
-        return self
-
-
-class BenchResult(_Strict):
-    records: list[BenchRecord]
-    peers: PeerCache | None = Field(None, description="peer times measured here, to be cached")
-
-
-class Skip(_Strict):
-    """A variant not to run on a shape, and why (its compile ran past the tuner's budget: the
-    worker would compile it again, with the GPU waiting)."""
-
-    index: int
-    shape: str
-    reason: str
-
-
-class TuneRequest(_Strict):
-    op: str
-    root: str
-    sources: list[str] = Field(min_length=1, description="variant module sources")
-    indices: list[int] | None = Field(None, description="caller's numbers for the sources")
-    shapes: list[str] | None = None
-    seed: int = 0
-    rounds: int = Field(TUNE_ROUNDS, ge=1)
-    baseline: int | None = Field(
-        None, description="the caller's number of the source the others must beat"
-    )
-    skip: list[Skip] = Field(default_factory=list)
-
-    @model_validator(mode="after")
-    def _indices(self) -> TuneRequest:
-        if self.indices is not None and len(self.indices) != len(self.sources):
-            raise ValueError("indices: one per source")
-        if self.baseline is not None and self.baseline not in self.numbers:
-            raise ValueError(f"baseline: {self.baseline} is not one of the sources' numbers")
-        return self
-
-    @property
-    def numbers(self) -> list[int]:
-        return self.indices if self.indices is not None else list(range(len(self.sources)))
-
-
-class VariantShape(_Strict):
-    shape: str
-    median_us: float | None = None
-    spread: float | None = None
-    method: Method | None = None
-    baseline_us: float | None = Field(
-        None, description="the baseline's time on this shape, in the same process and rounds"
-    )
-    baseline_spread: float | None = None
-    error: str | None = Field(None, description="why there is no time: compile error, ...")
-
-
-class VariantTiming(_Strict):
-    index: int
-    shapes: list[VariantShape]
-    compile: list[CompileFacts] = Field(default_factory=list)
-
-
-class TuneResult(_Strict):
-    variants: list[VariantTiming]
-    environment: Environment | None = None
-    poisoned_by: int | None = Field(
-        None, description="the variant whose CUDA error ended this process early"
-    )
-    poisoned_shape: str | None = None
-    compile_seconds: float | None = Field(
-        None, description="compile ahead of the timing, in parallel (apart from the timing)"
-    )
-    seconds: float | None = Field(None, description="the timing workers' wall time")
-
-
-def select_shapes(spec: OpSpec, names: list[str] | None) -> list[BenchShape]:
-    """The named bench shapes of an operator, in the spec's order (all when names is None)."""
-    if names is None:
-        return list(spec.data.bench)
-    known = {s.name: s for s in spec.data.bench}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise UsageError(
-            f"{spec.name}: no bench shape {', '.join(map(repr, unknown))}; "
-            f"known: {', '.join(known)}"
-        )
-    return [s for s in spec.data.bench if s.name in names]
-
-
-def compile_facts(module: ModuleType) -> list[CompileFacts]:
-    """Registers, spills, shared memory, warps and stages of every compiled specialization of the
-    module's @triton.jit kernels (autotune/heuristics wrappers unwrapped). Call after a launch:
-    registers and spills are known only once a kernel has been loaded onto the device."""
-    from triton.runtime.jit import JITFunction
-
-    lean = _lean_kernel_class()
-    jits: list[JITFunction] = []
-    for obj in vars(module).values():
-        if lean is not None and isinstance(obj, lean):  # launched as kernelgen_ops ships it
-            obj = obj.jit
-        seen: set[int] = set()
-        # Autotuner and Heuristics keep the wrapped kernel in .fn; JITFunction.fn is the Python
-        # function, so the isinstance test comes first.
-        while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and id(obj) not in seen:
-            seen.add(id(obj))
-            obj = obj.fn
-        if isinstance(obj, JITFunction) and all(obj is not j for j in jits):
-            jits.append(obj)
-    facts: list[CompileFacts] = []
-    for jit in jits:
-        # Iterate, never index: device_caches is a defaultdict that would build a binder.
-        for kernel_cache, *_ in list(jit.device_caches.values()):
-            for compiled in list(kernel_cache.values()):
-                if hasattr(compiled, "result"):  # an async-compile future
-                    compiled = compiled.result()
-                meta = getattr(compiled, "metadata", None)
-                facts.append(
-                    CompileFacts(
-                        kernel=jit.fn.__name__,
-                        registers=_int(getattr(compiled, "n_regs", None)),
-                        spills=_int(getattr(compiled, "n_spills", None)),
-                        shared_bytes=_int(getattr(meta, "shared", None)),
-                        num_warps=_int(getattr(meta, "num_warps", None)),
-                        num_stages=_int(getattr(meta, "num_stages", None)),
-                    )
-                )
-    return facts
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if value is not None else None
 
 
 def _input_sets(spec: OpSpec, shape: BenchShape, seed: int) -> list[list[Any]]:
@@ -253,58 +114,6 @@ def _cuda_ok() -> bool:
         return torch.ones(1, device="cuda").add_(1).item() == 2.0
     except Exception:  # any failure here means the context is gone
         return False
-
-
-def _lean_kernel_class() -> type | None:
-    try:
-        from kernelgen_ops._launch import LeanKernel
-    except Exception:  # the library is not installed here, or fails to import
-        return None
-    return LeanKernel
-
-
-def as_shipped(module: ModuleType, fn: Callable[..., Any], op: str) -> Callable[..., Any] | None:
-    """The module's entry launched the way kernelgen_ops launches a promoted kernel: its kernels
-    as lean launches (kernelgen_ops/_launch.py) and its repeat calls replayed from a launch plan
-    (_plans.py). The kernels are the same, so device times are too; host times then are what the
-    library would ship, which is what its dispatch table compares with torch at launch-bound
-    shapes. None where the library is not importable or does not take the module: it then runs
-    as written."""
-    try:
-        from kernelgen_ops import _launch, _plans
-    except Exception:  # not installed in this environment, or broken: measure as written
-        return None
-    if not _launch.ACTIVE or not _launch.enabled():
-        return None
-    namespace = vars(module)
-    _launch.install(namespace)
-    _launch.host_helpers(namespace)
-    if _plans.replays() and _plans.plannable(namespace, fn):
-        return _plans.Planned(fn, namespace)  # type: ignore[arg-type]
-    return namespace.get(op, fn)
-
-
-def _load(path: str, name: str, op: str) -> tuple[ModuleType | None, Callable[..., Any] | str]:
-    """The module and its entry function, or the module (if any) and why it cannot run."""
-    try:
-        module = load_module(Path(path), name)
-    except KernelgenError as e:  # SpecError names the file and line already
-        return None, str(e)
-    except Exception as e:  # whatever the module does at import, one line
-        return None, describe_error(e)
-    fn = getattr(module, op, None)
-    if not callable(fn):
-        return module, f"{path}: no function named {op!r}"
-    return module, fn
-
-
-def _sha256(path: str) -> str:
-    from kernelgen.verify import sha256
-
-    try:
-        return sha256(Path(path).read_text(errors="replace"))
-    except OSError:
-        return ""
 
 
 def _geomean(values: list[float | None]) -> float | None:
@@ -426,7 +235,7 @@ def run_bench(req: BenchRequest) -> BenchResult:
     load_errors: dict[str, str] = {}
     launch: str = "as written"
     for i, c in enumerate(req.contenders):
-        module, fn = _load(c.path, f"kernelgen_bench_{i}", spec.name)
+        module, fn = load_entry(c.path, f"kernelgen_bench_{i}", spec.name)
         modules[c.label] = module
         if isinstance(fn, str):
             load_errors[c.label] = fn
@@ -513,7 +322,7 @@ def run_bench(req: BenchRequest) -> BenchResult:
             BenchRecord(
                 op=spec.name,
                 candidate=c.path,
-                sha256=_sha256(c.path),
+                sha256=file_sha256(c.path),
                 label=c.label,
                 shapes=shape_rows,
                 ceilings=ceilings,
@@ -561,7 +370,7 @@ def run_tune(req: TuneRequest) -> TuneResult:
             path = Path(tmp) / f"variant_{i}.py"
             path.write_text(source)
             # Triton reads a kernel's source from its file: it must exist while compiling.
-            module, fn = _load(str(path), f"kernelgen_variant_{i}", spec.name)
+            module, fn = load_entry(str(path), f"kernelgen_variant_{i}", spec.name)
             if module is not None:
                 modules[i] = module
             if isinstance(fn, str):
