@@ -13,7 +13,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from kernelgen import cli, store
+from kernelgen import store
+from kernelgen.cli import app
+from kernelgen.cli import pipeline as cli_commands
 from kernelgen.errors import UsageError
 from kernelgen.records import Budget, RunRecord, RunSettings
 from kernelgen.report import render_run, render_status
@@ -25,8 +27,8 @@ def invoke(*args: str, width: int = 140):
     """`kernelgen report ARGS` on a terminal `width` columns wide."""
     with pytest.MonkeyPatch.context() as mp:
         # The CLI's console is made at import; give it the width of the terminal under test.
-        mp.setattr(cli, "out", Console(width=width, highlight=False))
-        result = runner.invoke(cli.app, ["report", *args])
+        mp.setattr(cli_commands, "out", Console(width=width, highlight=False))
+        result = runner.invoke(app, ["report", *args])
     if result.exception and not isinstance(result.exception, SystemExit):
         raise result.exception
     return result
@@ -522,7 +524,7 @@ def test_the_live_panel_counts_rounds_as_the_report_does(project):
     import io
 
     run = store.load_run("rms_norm", project.running_run)
-    observer = cli._LiveObserver(None)
+    observer = cli_commands._LiveObserver(None)
     observer.run = run
     console = Console(width=120, file=io.StringIO())
     console.print(observer._panel())
