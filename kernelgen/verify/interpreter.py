@@ -12,7 +12,9 @@ one is NaN; Triton 3.6's interpreter gives NaN (np.maximum). An online softmax w
 max came from `tl.maximum` lost its NaN rows on the H200 and kept them on CPU. Its casts to and
 from fp8, its fp32 -> bf16 rounding and its dots of bf16 and fp8 operands are made the GPU's too
 (`_gpu_fp8_casts`, `_gpu_bf16_dots`): kernels that split fp32 into bf16 pieces for the tensor
-cores (router_gemm's) can then be judged on CPU.
+cores (router_gemm's) can then be judged on CPU. An fp32 dot at the default precision is TF32
+on the tensor cores, and exact fp32 only in the interpreter: its operands are cut to TF32 here
+(`_tf32`), so a kernel whose fp32 dot is too coarse fails on CPU as it would on the H200.
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ def _gpu_bf16_dots() -> None:
     reinterpreting them (-1 becomes NaN). The GPU's dot multiplies the exact values and sums in
     fp32; its conversions to bf16 round to nearest even."""
     import numpy as np
-    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype, _ir
 
     base_dot = InterpreterBuilder.create_dot
     base_cast = InterpreterBuilder.cast_impl
@@ -173,6 +175,10 @@ def _gpu_bf16_dots() -> None:
 
     def dot(self, a, b, d, input_precision, max_num_imprecise_acc):  # noqa: ANN001
         names = {a.dtype.scalar.name, b.dtype.scalar.name}
+        if names == {"fp32"} and input_precision != _ir.INPUT_PRECISION.IEEE:
+            three = input_precision == _ir.INPUT_PRECISION.TF32x3
+            out = _tf32_dot(a.data, b.data, three) + d.data
+            return TensorHandle(out.astype(d.data.dtype), d.dtype.scalar)
         if not names & ({"bf16"} | _FP8.keys()):
             return base_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
         out = np.matmul(exact(a), exact(b), dtype=np.float32).astype(d.data.dtype) + d.data
@@ -193,3 +199,47 @@ def _gpu_bf16_dots() -> None:
 
     InterpreterBuilder.create_dot = dot
     InterpreterBuilder.cast_impl = cast
+
+
+def _tf32(x):  # noqa: ANN001, ANN202 - fp32 numpy arrays
+    """fp32 as a TF32 tensor-core operand: the 13 low mantissa bits dropped (toward zero).
+    Triton 3.6 feeds a "tf32" dot its fp32 operands unconverted (the one cvt.rna.tf32.f32 in
+    libtriton is tf32x3's split), and the tensor cores read only the top 19 bits. PTX
+    cvt.rna.tf32.f32 would round to nearest, ties away from zero (`_tf32_rna`); neither is
+    round-to-nearest-even. Truncation errs by up to 2^-10 relative, twice rounding's bound: if
+    the H200 rounds after all, the CPU is the stricter of the two. NaN stays NaN."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float32)
+    cut = (x.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isnan(x), x, cut)
+
+
+def _tf32_rna(x):  # noqa: ANN001, ANN202
+    """cvt.rna.tf32.f32: to nearest, ties away from zero (half an ulp added to the magnitude's
+    bits, then cut); infinities and NaN unchanged."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float32)
+    up = ((x.view(np.uint32) + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isfinite(x), up, x)
+
+
+def _tf32_dot(a, b, three: bool):  # noqa: ANN001, ANN202
+    """An fp32 tl.dot on the tensor cores, products summed in fp32. tf32x3 is Triton's split
+    (F32DotTC): big = rna(x), small = x - big, then small*big + big*small (NaN there dropped,
+    as its lowering does, so an infinity survives) + big*big, each a TF32 dot."""
+    import numpy as np
+
+    def mm(x, y):  # noqa: ANN001, ANN202
+        return np.matmul(_tf32(x), _tf32(y), dtype=np.float32)
+
+    if not three:
+        return mm(a, b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        a_big, b_big = _tf32_rna(a), _tf32_rna(b)
+        a_small, b_small = a - a_big, b - b_big
+        low = mm(a_small, b_big) + mm(a_big, b_small)
+        low = np.where(np.isnan(low), np.float32(0), low)
+        return mm(a_big, b_big) + low
+

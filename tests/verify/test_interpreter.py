@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # Run in a fresh interpreter: TRITON_INTERPRET is read when triton is imported, and the patch
 # is the sandboxed runner's, not this process's.
@@ -137,3 +142,107 @@ def test_bf16_rounds_to_nearest_even_and_dots_multiply_values() -> None:
             check=True,
         ).stdout.strip()
         assert out == want, (install, out)
+
+
+# ---- fp32 tl.dot: TF32 on the tensor cores unless input_precision="ieee" ----------------------
+
+_TF32_PROBE = """
+import numpy as np, torch, triton, triton.language as tl
+from kernelgen.verify import interpreter
+{install}
+
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, N: tl.constexpr, P: tl.constexpr):
+    i = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + i)
+    b = tl.load(b_ptr + i)
+    if P == 0:
+        c = tl.dot(a, b)
+    elif P == 1:
+        c = tl.dot(a, b, input_precision="ieee")
+    elif P == 2:
+        c = tl.dot(a, b, allow_tf32=False)
+    else:
+        c = tl.dot(a, b, input_precision="tf32x3")
+    tl.store(c_ptr + i, c)
+
+g = torch.Generator().manual_seed(0)
+a, b = torch.randn(32, 32, generator=g), torch.randn(32, 32, generator=g)
+exact = a.double() @ b.double()
+tf32 = torch.from_numpy(interpreter._tf32(a.numpy())).double() @ torch.from_numpy(
+    interpreter._tf32(b.numpy())).double()
+for p, name in enumerate(["default", "ieee", "no_tf32", "tf32x3"]):
+    c = torch.empty(32, 32)
+    k[(1,)](a, b, c, N=32, P=p)
+    print(name, f"{{float((c.double() - exact).abs().max()):.1e}}",
+          f"{{float((c.double() - tf32).abs().max()):.1e}}")
+"""
+
+
+def _tf32_probe(install: bool) -> dict[str, tuple[float, float]]:
+    code = _TF32_PROBE.format(install="interpreter.install()" if install else "")
+    env = {**os.environ, "TRITON_INTERPRET": "1"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    rows = (line.split() for line in out.strip().splitlines())
+    return {name: (float(exact), float(tf32)) for name, exact, tf32 in rows}
+
+
+def test_fp32_dot_is_tf32_unless_ieee() -> None:
+    """Unit normals, K = 32: TF32 operands err by ~1e-2 on a score, fp32 by ~3e-6."""
+    seen = _tf32_probe(install=True)
+    to_exact, to_tf32 = seen["default"]
+    assert to_exact > 3e-3 and to_tf32 < 1e-5, seen  # the TF32 operands' product, in fp32
+    assert seen["ieee"][0] < 1e-5 and seen["no_tf32"][0] < 1e-5, seen
+    assert seen["tf32x3"][0] < 2e-5, seen  # the split keeps near-fp32 accuracy
+
+
+def test_the_interpreter_alone_dots_fp32_exactly() -> None:
+    # What the patch is for: without it the default precision is exact fp32 on CPU.
+    assert _tf32_probe(install=False)["default"][0] < 1e-5
+
+
+def test_tf32_rounding_modes() -> None:
+    import numpy as np
+
+    from kernelgen.verify.interpreter import _tf32, _tf32_rna
+
+    ulp = 2.0**-10  # of TF32 at 1.0
+    x = np.array([1 + 0.75 * ulp, 1 + 0.5 * ulp, -(1 + 0.5 * ulp), 1 + 1.5 * ulp], np.float32)
+    assert _tf32(x).tolist() == [1.0, 1.0, -1.0, 1 + ulp]  # toward zero
+    assert _tf32_rna(x).tolist() == [1 + ulp, 1 + ulp, -(1 + ulp), 1 + 2 * ulp]  # ties away
+    special = np.array([np.nan, np.inf, -np.inf, 0.0], np.float32)
+    for f in (_tf32, _tf32_rna):
+        got = f(special)
+        assert np.isnan(got[0]) and got[1:].tolist() == [np.inf, -np.inf, 0.0]
+
+
+# ---- whole candidates: the judge's verdict on CPU ---------------------------------------------
+
+CANDIDATES = Path(__file__).parent / "candidates" / "interpreter"
+
+
+def _verdict(op: str, name: str):  # noqa: ANN202
+    from kernelgen.verify import verify_candidate
+
+    return verify_candidate(op, CANDIDATES / name, device="cpu", seed=11)
+
+
+def test_tf32_router_gemm_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    v = _verdict("router_gemm", "router_gemm_tf32.py")
+    assert not v.accepted and v.category == "incorrect", (v.category, v.reason)
+
+
+def test_ieee_router_gemm_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    v = _verdict("router_gemm", "router_gemm_ieee.py")
+    assert v.accepted and v.cases_run > 0, (v.category, v.reason)
+
+
+@pytest.mark.slow
+def test_tf32x3_router_gemm_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    v = _verdict("router_gemm", "router_gemm_tf32x3.py")
+    assert v.accepted and v.cases_run > 0, (v.category, v.reason)
