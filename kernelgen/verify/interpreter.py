@@ -15,6 +15,8 @@ from fp8, its fp32 -> bf16 rounding and its dots of bf16 and fp8 operands are ma
 cores (router_gemm's) can then be judged on CPU. An fp32 dot at the default precision is TF32
 on the tensor cores, and exact fp32 only in the interpreter: its operands are cut to TF32 here
 (`_tf32`), so a kernel whose fp32 dot is too coarse fails on CPU as it would on the H200.
+libdevice functions, empty stubs in Triton 3.6's interpreter, are computed (libdevice.py's
+table); one the table lacks raises `Lacking`, which the judge reports as a case not run on CPU.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def install() -> None:
     _gpu_nan_semantics()
     _gpu_fp8_casts()
     _gpu_bf16_dots()
+    _libdevice()
 
 
 def _gpu_nan_semantics() -> None:
@@ -243,3 +246,59 @@ def _tf32_dot(a, b, three: bool):  # noqa: ANN001, ANN202
         low = np.where(np.isnan(low), np.float32(0), low)
         return mm(a_big, b_big) + low
 
+
+def _libdevice() -> None:
+    """`triton.language.extra.libdevice` (the only libdevice a candidate may import) bound as
+    the CUDA backend binds it at compile time (its module map), to CUDA's libdevice functions
+    run with the interpreter's semantic; their extern calls are computed from libdevice.py's
+    table by the symbol's libdevice name. A stub CUDA lacks fails as it does on the GPU."""
+    import ast
+    import functools
+    import inspect
+
+    import numpy as np
+    import triton.language.extra.libdevice as stub
+    from triton.language.extra.cuda import libdevice as cuda
+    from triton.runtime.interpreter import (
+        InterpreterBuilder,
+        TensorHandle,
+        _get_np_dtype,
+        interpreter_semantic,
+    )
+
+    from kernelgen.verify.libdevice import TABLE, Lacking
+
+    names: dict[str, str] = {}  # "__nv_expf" -> "exp", read from CUDA's own table
+    for node in ast.parse(inspect.getsource(cuda)).body:
+        if isinstance(node, ast.FunctionDef):
+            for c in ast.walk(node):
+                if isinstance(c, ast.Constant) and str(c.value).startswith("__nv_"):
+                    names[c.value] = node.name
+
+    def extern(self, lib_name, lib_path, symbol, args, ret_type, is_pure):  # noqa: ANN001
+        name = names.get(symbol, symbol)
+        fn = TABLE.get(name)
+        if fn is None:
+            raise Lacking(f"libdevice.{name}")
+        scalar = ret_type.scalar
+        data = np.asarray(fn(*[a.data for a in args])).astype(_get_np_dtype(scalar))
+        return TensorHandle(data, scalar)
+
+    def bound(fn):  # noqa: ANN001, ANN202
+        @functools.wraps(fn, updated=())
+        def call(*args, _semantic=None, **kwargs):  # noqa: ANN001, ANN202
+            return fn(*args, _semantic=_semantic or interpreter_semantic, **kwargs)
+
+        return call
+
+    def absent(name: str):  # noqa: ANN202
+        def call(*args, **kwargs):  # noqa: ANN001, ANN202
+            raise AttributeError(f"libdevice.{name} is not in Triton's CUDA libdevice")
+
+        return call
+
+    InterpreterBuilder.create_extern_elementwise = extern
+    for name, member in vars(stub).copy().items():
+        if inspect.isfunction(member) and member.__module__ == stub.__name__:
+            real = getattr(cuda, name, None)
+            setattr(stub, name, bound(real) if real is not None else absent(name))

@@ -76,6 +76,13 @@ def _message(exc: BaseException) -> str:
 
 
 def _failed(exc: BaseException, path: Path | None) -> Failed:
+    from kernelgen.verify.libdevice import Lacking
+
+    cause: BaseException | None = exc
+    while cause is not None:  # not the candidate's failure: the interpreter's (libdevice.py)
+        if isinstance(cause, Lacking):
+            return Failed(type="InterpreterLacks", message=str(cause))
+        cause = cause.__cause__
     line = None
     seen: BaseException | None = exc
     while seen is not None and path is not None:

@@ -16,6 +16,7 @@ or a layout copy) and, when asked, the small cases under compute-sanitizer.
 
 from __future__ import annotations
 
+import ast
 import random
 import time
 from collections import deque
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen.records import CaseResult, Phases, Verdict
-from kernelgen.verify import checks, sanitizer
+from kernelgen.verify import checks, libdevice, sanitizer
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Failure, Rejected, classify
 from kernelgen.verify.protocol import Call, Failed, Load, Reply
@@ -92,6 +93,7 @@ class Judging:
         self.answers = Answers(ev.spec, ev.device, ev.truths.device)
         self.runner: Runner | None = None
         self.calls = 0
+        self.not_run: dict[str, str] = {}  # cases the interpreter cannot run -> why
 
     def run(self) -> Verdict:
         ev = self.ev
@@ -124,9 +126,10 @@ class Judging:
                 grid += self.case_steps(case, truth, results)
                 run.append((case, truth))
             self.drive(grid)
+            judged = [(c, t) for c, t in run if c.name not in self.not_run]
             phases.cases, mark = _lap(mark)
-            if run:
-                self.drive(self.extra_steps(run))
+            if judged:
+                self.drive(self.extra_steps(judged))
             if ev.gpu_target is not None and run:
                 failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
                 if failure is not None:
@@ -146,16 +149,12 @@ class Judging:
                 self.runner.close()
             costs = self.answers.costs
             phases.calls = costs if costs.calls else None
+        results = [c for c in results if c.name not in self.not_run]
         done = {c.name for c in results}
         for case in self.spec.cases:
             if case.name not in done:
-                results.append(
-                    CaseResult(
-                        name=case.name,
-                        status="not_run",
-                        note="not run: stopped at the first failure",
-                    )
-                )
+                note = self.not_run.get(case.name, "not run: stopped at the first failure")
+                results.append(CaseResult(name=case.name, status="not_run", note=note))
         order = {c.name: i for i, c in enumerate(self.spec.cases)}
         results.sort(key=lambda c: order.get(c.name, len(order)))
         accepted = failure is None
@@ -242,6 +241,8 @@ class Judging:
 
         def post() -> None:
             step = next(queue, None)
+            while step is not None and step.case.name in self.not_run:
+                step = next(queue, None)
             if step is not None:
                 assert self.runner is not None
                 request = step.request
@@ -263,9 +264,15 @@ class Judging:
             post()
             out_file = Path(step.request.outputs)
             try:
+                if name in self.not_run:  # its other calls, sent ahead, fail alike
+                    continue
                 if isinstance(reply, Dead):
                     raise Rejected(Failure(reply.category, reply.reason))
                 if not reply.ok:
+                    lacks = self.lacking(reply.error)
+                    if lacks is not None:
+                        self.not_run[name] = lacks
+                        continue
                     raise Rejected(classify(reply.error or Failed(type="Error", message="")))
                 _count(costs, reply)
                 mark, read = time.monotonic(), costs.judge_read
@@ -284,6 +291,23 @@ class Judging:
                 raise Rejected(failure, r.case or name) from None
             finally:
                 out_file.unlink(missing_ok=True)
+
+    def lacking(self, error: Failed | None) -> str | None:
+        """Why a case is not run on CPU, where the runner says the interpreter lacks a
+        libdevice function (runner._failed). Believed only for one the interpreter's table
+        does not compute and the candidate's source names: anything else is a crash."""
+        if self.device != "cpu" or error is None or error.type != "InterpreterLacks":
+            return None
+        name = error.message.removeprefix("libdevice.")
+        tree = ast.parse(self.path.read_text())
+        named = any(
+            getattr(n, "attr", None) == name or getattr(n, "name", None) == name
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Attribute, ast.alias))
+        )
+        if name in libdevice.TABLE or not named:
+            return None
+        return f"not run on CPU: the interpreter lacks libdevice.{name}"
 
     # ---- the case grid -----------------------------------------------------------------------
 
