@@ -1,5 +1,6 @@
-"""The judge of untrusted candidates: static rules, then the judge (judge.py, in this process)
-driving the candidate's sandboxed runner (runner.py) case by case."""
+"""The judge of untrusted candidates: static rules (static.py), then the run's judge (judge.py, in
+this process), whose judging of each candidate (verdict.py) drives the candidate's sandboxed runner
+(runner.py) case by case."""
 
 from __future__ import annotations
 
