@@ -98,6 +98,11 @@ class Call(_Msg):
         default_factory=list, description="kept handles whose digests and spans to report"
     )
     profile: bool = Field(False, description="CUDA: record the kernels of the call")
+    pin: dict[str, int] = Field(
+        default_factory=dict,
+        description="autotuned kernel (a Space's name) -> index of the config every launch of "
+        "it runs in this call; every kernel not named runs its first",
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> Call:
@@ -114,6 +119,20 @@ Request = Load | Compile | Call | Exit
 
 
 # ---- runner -> judge ---------------------------------------------------------------------------
+
+
+class Space(_Msg):
+    """An autotuned kernel of the candidate (of more than one config), for the judge to sweep."""
+
+    kernel: str = Field(
+        description="where the candidate holds it: its module-level name, `.fn` per wrapper "
+        "(triton.heuristics, triton.autotune) it sits inside"
+    )
+    configs: list[str] = Field(description="each config it declares, in order, as written")
+    interpreted_as: list[int] = Field(
+        description="for each config, the first config the interpreter runs alike: one that "
+        "differs only in what it ignores (warps, stages, CTAs, registers)"
+    )
 
 
 class Span(_Msg):
@@ -162,7 +181,9 @@ class RunnerCosts(_Msg):
 class Reply(_Msg):
     ok: bool
     error: Failed | None = None
-    configs: int = Field(1, description="load: the most configs of any autotuned kernel")
+    spaces: list[Space] = Field(
+        default_factory=list, description="load: the candidate's autotuned kernels"
+    )
     tuple_out: bool = False
     leaves: list[Leaf] = Field(default_factory=list)
     inputs: list[Span] = Field(default_factory=list)

@@ -106,6 +106,7 @@ class Runner:
 
         self.torch = torch
         self.guard = guard
+        self.configs = configs
         self.tensors = tensors
         self.device = device
         self.fn: Any = None
@@ -141,7 +142,6 @@ class Runner:
         import inspect
 
         from kernelgen.spec import load_module
-        from kernelgen.verify import configs
 
         self.path = Path(req.path).resolve()
         self.guard.set_candidate(self.path)
@@ -169,7 +169,7 @@ class Runner:
                 ),
             )
         self.fn = fn
-        return Reply(ok=True, configs=configs.largest_space(module))
+        return Reply(ok=True, spaces=self.configs.register(module))
 
     def compile(self, req: Compile) -> Reply:
         torch = self.torch
@@ -199,7 +199,7 @@ class Runner:
         start = time.monotonic()
         costs.load = start - mark
         try:
-            with torch.no_grad():
+            with torch.no_grad(), self.configs.pinned(req.pin):
                 for _ in range(req.repeat):
                     out = None  # the last call's result only; earlier ones are freed first
                     mark = time.monotonic()

@@ -9,9 +9,11 @@ check of values, structure, provenance where the guard is on, inputs untouched a
    (a kernel that writes only where its output still reads NaN is caught here);
 4. A once more with the guard off (nothing in the process looks different from a plain call),
    freed device memory random: agrees too.
-Then, once per candidate: every config of an autotuned kernel on one case, a call after a random
-number of calls, and on CUDA one call under the profiler (every kernel that ran is the candidate's
-or a layout copy) and, when asked, the small cases under compute-sanitizer.
+These run a base config of each autotuned kernel (the next in turn from case to case); then each
+other config of each autotuned kernel alone, one call each (sweep.py). Then, once per candidate:
+a call after a random number of calls, and on CUDA one call under the profiler (every kernel
+that ran is the candidate's or a layout copy) and, when asked, the small cases under
+compute-sanitizer.
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen.records import CaseResult, Phases, Verdict
-from kernelgen.verify import checks, libdevice, sanitizer
+from kernelgen.verify import checks, libdevice, sanitizer, sweep
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Failure, Rejected, classify
-from kernelgen.verify.protocol import Call, Failed, Load, Reply
+from kernelgen.verify.protocol import Call, Failed, Load, Reply, Space
 from kernelgen.verify.session import Dead, Runner
 from kernelgen.verify.tensors import overlaps, storage_digest
 
@@ -93,6 +95,8 @@ class Judging:
         self.answers = Answers(ev.spec, ev.device, ev.truths.device)
         self.runner: Runner | None = None
         self.calls = 0
+        self.spaces: list[Space] = []  # the candidate's autotuned kernels, from its load
+        self.cases_planned = 0  # cases given their calls: the autotune sweep turns on it
         self.not_run: dict[str, str] = {}  # cases the interpreter cannot run -> why
 
     def run(self) -> Verdict:
@@ -194,7 +198,10 @@ class Judging:
             None,
             "loading the candidate",
         )
-        self.configs = reply.configs
+        self.spaces = reply.spaces
+        too_many = sweep.over_budget(self.spaces)
+        if too_many is not None:
+            raise Rejected(too_many)
 
     def step(
         self,
@@ -210,9 +217,11 @@ class Judging:
         profile: bool = False,
         then: Then | None = None,
         context: str = "",
+        pin: dict[str, int] | None = None,
     ) -> _Step:
         """One call to make, and what to check of its answer beyond the full check against
-        the truth that every call gets."""
+        the truth that every call gets. `pin`: the config of each autotuned kernel it runs
+        (sweep.py); the first of any not named."""
         self.calls += 1
         lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
         request = Call(
@@ -226,7 +235,10 @@ class Judging:
             report=list(report),
             repeat=repeat,
             profile=profile,
+            pin=pin or {},
         )
+        # A failure names the configs the call ran, so a wrong config is named.
+        context = ", ".join(filter(None, [context, sweep.note(self.spaces, pin or {})]))
         return _Step(case, truth, variant, request, then, context)
 
     def drive(self, steps: list[_Step]) -> None:
@@ -312,8 +324,11 @@ class Judging:
     # ---- the case grid -----------------------------------------------------------------------
 
     def case_steps(self, case: Case, truth: CaseTruth, results: list[CaseResult]) -> list[_Step]:
-        """The four calls of a case; the last one's check adds the case's result."""
+        """The four calls of a case (the last one's check adds the case's result), then each
+        other config of each autotuned kernel alone (sweep.py)."""
         seen: dict[str, Any] = {}
+        base, alone = sweep.case_pins(self.spaces, self.device, self.cases_planned)
+        self.cases_planned += 1
 
         def first(reply: Reply, out: Any, result: CaseResult) -> None:
             seen.update(out=out, result=result, slowest=reply.seconds)
@@ -348,12 +363,17 @@ class Judging:
             return check
 
         return [
-            self.step(case, truth, "a", keep="a", then=first),
-            self.step(case, truth, "b", keep="b", report=("a",), then=second),
+            self.step(case, truth, "a", keep="a", then=first, pin=base),
+            self.step(case, truth, "b", keep="b", report=("a",), then=second, pin=base),
             # Fresh copies of A, into buffers that hold random finite values: nothing tells
             # them apart from memory the kernel wrote.
             self.step(
-                case, truth, "a", fill="random", then=agrees("a call into randomly filled buffers")
+                case,
+                truth,
+                "a",
+                fill="random",
+                then=agrees("a call into randomly filled buffers"),
+                pin=base,
             ),
             self.step(
                 case,
@@ -362,36 +382,15 @@ class Judging:
                 fill="random",
                 guard=False,
                 then=agrees("a call without the guard", last=True),
+                pin=base,
             ),
-        ]
+        ] + [self.step(case, truth, "b" if i % 2 else "a", pin=pin) for i, pin in enumerate(alone)]
 
     def extra_steps(self, run: list[tuple[Case, CaseTruth]]) -> list[_Step]:
         ev = self.ev
         steps: list[_Step] = []
         smallest = min(run, key=lambda ct: _numel(ct[0]))
         largest = max(run, key=lambda ct: _numel(ct[0]))
-        # Every config of an autotuned kernel on the longest reduction and on the most elements
-        # (where a config right only for short rows, or for few blocks, breaks): each launch
-        # takes the next config.
-        if self.configs > 1:
-            red = self.spec.data.reduction
-
-            def length(ct: tuple[Case, CaseTruth]) -> tuple[int, int]:
-                return (ct[0].dims.get(red, 0) if red else 0, _numel(ct[0]))
-
-            longest = max(run, key=length)
-            for case, truth in [longest] + (
-                [largest] if largest[0].name != longest[0].name else []
-            ):
-                steps += [
-                    self.step(
-                        case,
-                        truth,
-                        "a" if i % 2 else "b",
-                        context=f"config sweep, call {i + 1} of {self.configs}",
-                    )
-                    for i in range(self.configs)
-                ]
         # A call after many calls: a kernel that counts its calls and changes after N.
         lo, hi = MANY_CALLS[self.device]
         n = ev.rng.randint(lo, hi)
