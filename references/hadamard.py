@@ -62,6 +62,32 @@ SPEC = {
     # different places, so two honest kernels would disagree where the reference is undefined.
     "dists": ["normal", "uniform"],
     "bucket": ["rows", "D"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py): D among the powers of two
+    # the models use (up to 256 on CPU, where a dense kernel's D = 1024 takes 1.7 s a call),
+    # any layout, rank up to 4. Not `negative`: a row shifted by 1e3 sums to 1e3 * sqrt(D) in
+    # its first output, past fp16's range at D = 4096. Nor `wide` or `large` while tolerances are
+    # absolute: an output that cancels its row's large values errs by fp32's rounding of them,
+    # past atol (the seed in fp32 on `wide` rows, D = 256: 1.8e-5). Nor NaN or inf (`dists`).
+    "domain": {
+        "dims": {
+            "D": {"choices": [64, 128, 256, 512, 1024, 2048, 4096], "cpu_max": 256},
+            "rows": {"range": [1, 32768], "cpu_max": 48},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "small",
+            "spike",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+        ],
+        "lead": "rows",
+        "max_rank": 4,
+    },
     "sizes": [
         # CPU: D from 64 up (the models' range), one row, odd row counts, a strided and a
         # transposed x, and more rows than a persistent grid of 4 programs per SM (132 SMs).

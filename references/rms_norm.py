@@ -45,6 +45,34 @@ SPEC = {
     "dists": ["normal", "wide"],
     "reduction": "cols",
     "bucket": ["rows", "cols"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py): x in any layout (the q/k
+    # norm of a [tokens, heads, dim] slice of a fused qkv), rank up to 4, every value family
+    # (an inf makes its row's rsqrt 0, as for `specials` below). The weight stays contiguous.
+    "domain": {
+        "dims": {
+            "cols": {"range": [1, 262144], "cpu_max": 12289},
+            "rows": {"range": [1, 32768], "cpu_max": 64},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "large",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+            "neg_inf",
+            "specials",
+        ],
+        "lead": "rows",
+        "max_rank": 4,
+    },
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},

@@ -110,6 +110,27 @@ SPEC = {
     "dists": ["normal", "uniform"],
     "reduction": "K",
     "bucket": ["M", "N", "K"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py): any M, N and K, x in any
+    # 2-D layout (w stays a contiguous parameter). Values near unit scale, where the compare's
+    # bound was measured; no NaN or inf (scores that are NaN pick no experts).
+    "domain": {
+        "dims": {
+            "K": {"range": [1, 8192], "cpu_max": 512},
+            "N": {"range": [1, 512], "cpu_max": 64},
+            "M": {"range": [1, 8192], "cpu_max": 48},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "small",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+        ],
+    },
     "sizes": [
         # CPU: K not a multiple of 16 or 64, N from 9 (top-8 of 9 is a real choice) to 61.
         {"name": "one_token", "dims": {"M": 1, "N": 9, "K": 200}, "interpreter": True},

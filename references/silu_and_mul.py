@@ -23,6 +23,34 @@ SPEC = {
     "dtypes": ["float32", "float16", "bfloat16"],
     "dists": ["normal", "wide"],
     "bucket": ["rows", "d"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py): x in any layout (the
+    # gate_up slice of a wider projection, a broadcast row), rank up to 4. Not `large`: the
+    # product of two such values overflows fp16 where float64 does not (torch's own fp16 result
+    # is inf there too).
+    "domain": {
+        "dims": {
+            "d": {"range": [1, 32768], "cpu_max": 8191},
+            "rows": {"range": [1, 32768], "cpu_max": 64},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+            "neg_inf",
+            "specials",
+        ],
+        "lead": "rows",
+        "max_rank": 4,
+    },
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "d": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "d": 781}, "interpreter": True},

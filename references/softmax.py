@@ -24,6 +24,35 @@ SPEC = {
     "dists": ["normal", "wide", "neg_inf"],
     "reduction": "cols",
     "bucket": ["rows", "cols"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py): widths up to a vocabulary,
+    # rows past a persistent grid, any layout (the q or k heads of a fused qkv, a broadcast row),
+    # rank up to 4 ([batch, heads, queries, keys] scores), every value family: softmax is defined
+    # on all of them (NaN rows where the reference has them, as for `specials` below).
+    "domain": {
+        "dims": {
+            "cols": {"range": [1, 262144], "cpu_max": 12289},
+            "rows": {"range": [1, 32768], "cpu_max": 64},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "large",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+            "neg_inf",
+            "specials",
+        ],
+        "lead": "rows",
+        "max_rank": 4,
+    },
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},

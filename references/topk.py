@@ -123,6 +123,31 @@ SPEC = {
     "dtypes": ["float32"],
     "dists": ["normal", "uniform"],
     "bucket": ["B", "N", "k"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn layout as it is): any N, k up to N, x in any 2-D layout, finite
+    # values of every family (the indexer's scores have no NaN or inf). Not `denormal`: a GPU
+    # may flush subnormals in a comparison, which ties them, where compare needs the exact set.
+    "domain": {
+        "dims": {
+            "N": {"range": [1, 131072], "cpu_max": 3001},
+            "k": {"range": [1, 2048], "cpu_max": 128, "at_most": "N"},
+            "B": {"range": [1, 1024], "cpu_max": 8},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "large",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+        ],
+    },
     "sizes": [
         # CPU: the 1x1 corner, k = N (every index), k = 1, N not a power of two, N past one
         # 1024-wide block and a power of two (where a kernel drops its masks), a strided and a

@@ -20,7 +20,8 @@ A reference module holds
   ``eager``.
 
 Correctness cases are the product sizes x dtypes x distributions (a size may narrow the dtypes or
-distributions it runs with). A tensor input takes the case dtype unless it names its own
+distributions it runs with); a SPEC's `domain` (spec/domain.py) adds cases drawn per run from the
+run's seed (spec/draw.py). A tensor input takes the case dtype unless it names its own
 (``"dtype": "float32"``: router weights kept in fp32 whatever the activations are; e4m3 operands
 with fp32 scales). Each case says whether the CPU interpreter can run it faithfully (no bf16
 input, the case's or a fixed one; fp8 inputs are fine: the interpreter's fp8 casts and fp8 dots
@@ -53,17 +54,12 @@ from pydantic import (
 
 from kernelgen import paths
 from kernelgen.errors import SpecError, UsageError, first_error
+from kernelgen.spec.domain import Dist, Domain, DType, Layout, Placement
 from kernelgen.spec.routes import Route
 
-DType = Literal["float32", "float16", "bfloat16"]
 TensorDType = Literal[
     "case", "float32", "float16", "bfloat16", "float8_e4m3fn", "int32", "int64", "bool"
 ]
-# normal: N(0, 1); uniform: U(-1, 1); wide: N(0, 40^2), far from 0; small: N(0, 1e-6), where an
-# epsilon added to a mean square is not negligible; neg_inf: a tenth at -inf, every row keeps a
-# finite entry; specials: normal with a few NaN, +inf and -inf, an all -inf row and a NaN row.
-Dist = Literal["normal", "uniform", "wide", "small", "neg_inf", "specials"]
-Layout = Literal["contiguous", "strided", "transposed"]
 # Index and mask inputs (routing ids, block tables, lengths): their values carry invariants only
 # the operator knows, so the reference draws them itself.
 INTEGER_DTYPES: frozenset[str] = frozenset({"int32", "int64", "bool"})
@@ -182,8 +178,10 @@ class Size(_Strict):
         description="per-input literal shape overriding its `shape` (another rank: a 1-D or "
         "3-D x over the same rows and cols)",
     )
-    layout: Layout = Field(
-        "contiguous", description="the memory layout of the inputs whose `layout_varies`"
+    layout: Layout | Placement = Field(
+        "contiguous",
+        description="the memory layout of the inputs whose `layout_varies`: a layout, its "
+        "numbers (padding, offset) drawn per run, or a placement that fixes them",
     )
     interpreter: bool = Field(
         False,
@@ -254,6 +252,11 @@ class SpecData(_Strict):
         description="the torch functions kernelgen_ops.enable() may send to the kernel, and how "
         "their arguments map onto the kernel's (kernelgen/spec/routes.py)",
     )
+    domain: Domain | None = Field(
+        None,
+        description="the domain the inputs come from: each run draws cases from it on top of "
+        "`sizes`, reproducibly from the run's seed (kernelgen/spec/domain.py)",
+    )
 
     @model_validator(mode="after")
     def _dims_resolve(self) -> SpecData:
@@ -290,6 +293,14 @@ class SpecData(_Strict):
                 for d in (self.reduction, *self.bucket):
                     if d is not None and d not in item.dims:
                         raise ValueError(f"{group}.{item.name}: dims lack {d!r}")
+        if self.domain is not None:
+            needed = {_dim_name(d) for t in tensors for d in t.shape if isinstance(d, str)}
+            needed |= {s.dim for s in self.inputs if isinstance(s, ScalarInput) and s.dim}
+            needed |= {d for d in (self.reduction, *self.bucket) if d is not None}
+            try:
+                self.domain.fits(needed, list(self.dtypes))
+            except ValueError as e:
+                raise ValueError(f"domain.{e}") from None
         return self
 
 
@@ -302,6 +313,11 @@ class Case(_Strict):
     dist: Dist = Field(description="the value distribution")
     fixed_dtypes: tuple[DType, ...] = Field(
         (), description="float dtypes of the inputs that keep their own (not the case's)"
+    )
+    drawn: bool = Field(
+        False,
+        description="drawn from SPEC.domain for this run's seed; its name says it in full: "
+        "dims, each varying input's shape, strides and offset, dtype, distribution",
     )
 
     @property

@@ -37,6 +37,7 @@ from kernelgen.spec import (
     TensorInput,
     Tolerance,
 )
+from kernelgen.spec.domain import Dim, Domain, Draws, Placement
 from kernelgen.spec.routes import RULES, Route, RouteArg, Takes
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec.md"
@@ -95,6 +96,40 @@ SECTIONS: list[Section] = [
         "1e-3/1e-5, bfloat16 1.6e-2/1e-5).",
     ),
     Section(
+        model=Domain,
+        title="`SPEC.domain`",
+        anchor="domain",
+        blurb="The domain the inputs come from. Each run draws cases from it on top of "
+        "`sizes`, reproducibly from the run's seed: every dim as one of the sizes that break "
+        "kernels in turn, every layout, dtype and distribution in turn. A drawn case's name "
+        "says it in full (`drawn2:cols=1025,rows=6:x=leading[2,3,1025]strides[8200,1025,1]"
+        "offset2050/float32/spike`), and judging again with the run's seed "
+        "(`kernelgen verify OP FILE --seed S`) draws it again.",
+    ),
+    Section(
+        model=Dim,
+        title="`SPEC.domain.dims{dim}`",
+        anchor="dim",
+        blurb="One dim's values. A range is drawn as 1, a prime, another odd number, a power of "
+        "two or one either side of it, a bench shape's value or one either side, its largest, "
+        "or any value between; each kind in turn over a run's draws, within `cpu_max` on CPU "
+        "and within the domain's element budget.",
+    ),
+    Section(
+        model=Draws,
+        title="`SPEC.domain.draws`",
+        anchor="draws",
+        blurb="How many cases a run draws, per device: a few on CPU, where the interpreter "
+        "runs every program one after another; more on CUDA.",
+    ),
+    Section(
+        model=Placement,
+        title="`Size.layout` as a placement",
+        anchor="placement",
+        blurb="A layout with its numbers fixed, as a drawn case's size holds it (a fixed size "
+        "may give one too). A bare layout draws its numbers per run.",
+    ),
+    Section(
         model=Route,
         title="`SPEC.routes[]`",
         anchor="route",
@@ -146,6 +181,36 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
         "not shipped: every reference keeps the defaults",
     ),
     "SpecData.error_ratio": (4.0, "not shipped"),
+    "SpecData.domain": (
+        {
+            "dims": {"cols": {"range": [1, 262144], "cpu_max": 12289}},
+            "dists": ["normal", "spike"],
+        },
+        "softmax's, shortened",
+    ),
+    "Domain.dims": ({"D": {"choices": [64, 128, 256], "cpu_max": 256}}, "hadamard's, shortened"),
+    "Domain.dtypes": (["float16"], "not shipped: every domain draws its SPEC's dtypes"),
+    "Domain.layouts": (["contiguous", "strided", "transposed", "offset", "expanded"], "topk"),
+    "Domain.dists": (["normal", "uniform", "small", "sorted_up", "constant"], "router_gemm's"),
+    "Domain.lead": ("rows", "softmax"),
+    "Domain.max_rank": (4, "softmax"),
+    "Domain.cpu_elements": (65536, "the default"),
+    "Domain.cuda_elements": (16777216, "the default"),
+    "Domain.draws": ({"cpu": 4, "cuda": 12}, "the default"),
+    "Domain.contiguous_only": (
+        "make_inputs builds the paged KV cache itself",
+        "not shipped",
+    ),
+    "Dim.range": ((1, 262144), "softmax's cols"),
+    "Dim.choices": ([64, 128, 256, 512, 1024, 2048, 4096], "hadamard's D"),
+    "Dim.cpu_max": (3001, "topk's N"),
+    "Dim.at_most": ("N", "topk's k"),
+    "Draws.cpu": (4, "the default"),
+    "Draws.cuda": (12, "the default"),
+    "Placement.kind": ("leading", "a drawn case"),
+    "Placement.pad": (5, "a drawn case"),
+    "Placement.start": (2, "a drawn case"),
+    "Placement.offset": (13, "a drawn case"),
     "SpecData.launcher_casts": (True, "not shipped"),
     "Route.function": ("torch.nn.functional.rms_norm", "rms_norm"),
     "Route.params": ("input, normalized_shape, weight=None, eps=None", "rms_norm"),
@@ -191,6 +256,7 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
     "Case.dtype": ("float32", "softmax"),
     "Case.dist": ("wide", "softmax"),
     "Case.fixed_dtypes": (("float32",), "router_gemm: its weights stay fp32"),
+    "Case.drawn": (True, "a drawn case"),
 }
 
 # What each named value means, where the name alone does not say it (kernelgen/spec/inputs.py
@@ -205,12 +271,28 @@ VALUE_MEANINGS: dict[str, dict[str, str]] = {
         "scores)",
         "specials": "normal with a few NaN, +inf and -inf; from 3 rows on, one row all -inf and "
         "another holding a NaN",
+        "large": "magnitudes 2^8 to 2^12 in fp16 (finite, their squares not), 2^20 to 2^40 in "
+        "the others, random signs",
+        "spike": "normal, each row with one value of 1024 to 2048 in its last quarter: after "
+        "the first block of any kernel whose block is at most 3/4 of the row",
+        "negative": "every value below zero: -(|N(0, 1)| + a shift of 1e-2 to 1e3 per row)",
+        "sorted_up": "normal, each row sorted ascending (its max last)",
+        "sorted_down": "normal, each row sorted descending",
+        "constant": "each row one normal value throughout",
+        "ties": "normal rounded to multiples of 0.5: many equal values",
+        "denormal": "the dtype's subnormals: every entry of odd rows, about half of even rows' "
+        "(the rest normal)",
     },
     "Layout": {
         "contiguous": "dense, row-major",
         "strided": "each row padded by 3-15 elements (NaN in the padding): a leading stride "
         "larger than the row",
         "transposed": "column-major: the last two dims swapped in memory, same values",
+        "leading": "a slice of a wider tensor (NaN around it) along the second-to-last dim, the "
+        "q or k heads of a fused qkv [tokens, heads, dim], or along the last for 2-D: leading "
+        "strides that fold into no single row stride",
+        "offset": "dense, starting 1 to 37 elements into its storage (NaN before it)",
+        "expanded": "the first leading dim of more than one entry broadcast: stride 0",
     },
     "DType": {
         "float32": "runs on CPU where the size says `interpreter`",
@@ -360,7 +442,7 @@ def _values_section() -> list[str]:
 HEADER = """\
 # SPEC field reference
 
-Generated from the pydantic models in `kernelgen/spec/__init__.py` by
+Generated from the pydantic models in `kernelgen/spec/__init__.py` and `domain.py` by
 `python -m kernelgen.spec.fields --write`; do not edit by hand (`tests/spec/test_fields.py` fails
 when this page differs from what the models render). How to write an operator, step by step:
 [operators.md](operators.md).

@@ -12,6 +12,11 @@ An operator whose inputs have invariants (routing ids distinct per row, say) bri
 float tensors the way every other operator's are drawn, and its factories (arange, full,
 randperm) make their tensors on the generator's device. What it returns is checked against
 SPEC.inputs (count, shapes, dtypes), so a maker cannot drift from the contract it declares.
+
+A case drawn from SPEC.domain (spec/draw.py) comes the same way: its distribution may be one of
+the families a centred draw never shows (a late spike, all-negative, sorted, constant or tied
+rows, large values, subnormals), and its size's layout is a Placement, whose numbers (padding,
+the leading slice, the offset) are fixed where a fixed size's layout draws them per case.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from kernelgen.spec import (
     BenchShape,
     Case,
     OpSpec,
+    Placement,
     ScalarInput,
     Size,
     TensorInput,
@@ -55,11 +61,18 @@ def case_seed(base: int, name: str) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
-def values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
-    """float64 values of one distribution (spec.Dist), drawn from `gen`."""
+def values(
+    shape: list[int], dist: str, gen: torch.Generator, dtype: str | None = None
+) -> torch.Tensor:
+    """float64 values of one distribution (spec.Dist), drawn from `gen`. `dtype`, the one they
+    will be cast to, sets the range of `large` and `denormal` (float32's when None)."""
     if dist == "uniform":
         return torch.rand(shape, generator=gen, dtype=torch.float64) * 2 - 1
     x = torch.randn(shape, generator=gen, dtype=torch.float64)
+    if dist in _ROWS:
+        if x.numel() == 0 or x.dim() == 0:
+            return x
+        return _ROWS[dist](x.reshape(-1, x.shape[-1]), gen, dtype or "float32").reshape(shape)
     if dist == "wide":
         return x * 40
     if dist == "small":
@@ -74,6 +87,96 @@ def values(shape: list[int], dist: str, gen: torch.Generator) -> torch.Tensor:
         mask.scatter_(-1, keep, False)
         x = x.masked_fill(mask, float("-inf"))
     return x
+
+
+# The families drawn per row: each takes the normal draw as rows [n_rows, width] (float64), the
+# generator and the target dtype. They are what centred i.i.d. values never show a kernel.
+
+# `large`: magnitudes 2^lo..2^hi with random signs. fp16's stay finite (< 65504) while their
+# squares overflow it; the others' pass exp()'s overflow by far while a row's sum of squares
+# stays finite in fp32.
+_LARGE_EXP = {"float16": (8.0, 12.0)}
+_LARGE_EXP_ELSE = (20.0, 40.0)
+# `denormal`: binary exponents of the dtype's subnormals (smallest, smallest normal).
+_SUBNORMAL_EXP = {"float16": (-24.0, -14.0), "bfloat16": (-133.0, -126.0)}
+_SUBNORMAL_EXP_ELSE = (-149.0, -126.0)
+# `spike`: its height, past exp()'s overflow over any row's other values, finite in fp16.
+SPIKE = (1024.0, 2048.0)
+# `ties`: values rounded to multiples of this (N(0, 1) then spans ~15 levels).
+TIE_STEP = 0.5
+
+
+def _signs(shape: torch.Size, gen: torch.Generator) -> torch.Tensor:
+    return torch.where(torch.rand(shape, generator=gen) < 0.5, -1.0, 1.0).double()
+
+
+def _large(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    lo, hi = _LARGE_EXP.get(dtype, _LARGE_EXP_ELSE)
+    u = torch.rand(x.shape, generator=gen, dtype=torch.float64)
+    return torch.exp2(lo + (hi - lo) * u) * _signs(x.shape, gen)
+
+
+def late_positions(width: int, rows: int, gen: torch.Generator) -> torch.Tensor:
+    """One position per row in the row's last quarter: past the first block of any kernel whose
+    block is at most three quarters of the row (a row within one block has no later block)."""
+    late = max(1, width // 4)
+    return width - late + torch.randint(0, late, (rows, 1), generator=gen)
+
+
+def _spike(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    """Normal rows, each with one value of SPIKE's height at a late position: a row max taken
+    from the first block only overflows exp() on it."""
+    lo, hi = SPIKE
+    height = lo + (hi - lo) * torch.rand((x.shape[0], 1), generator=gen, dtype=torch.float64)
+    return x.scatter(1, late_positions(x.shape[1], x.shape[0], gen), height)
+
+
+def _negative(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    """Every value below zero, each row shifted down by 1e-2 to 1e3: a max that starts at 0, not
+    -inf, is wrong on them (and underflows exp() on the far ones)."""
+    shift = 10 ** (torch.rand((x.shape[0], 1), generator=gen, dtype=torch.float64) * 5 - 2)
+    return -(x.abs() + shift)
+
+
+def _sorted_up(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    return x.sort(dim=-1).values
+
+
+def _sorted_down(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    return x.sort(dim=-1, descending=True).values
+
+
+def _constant(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    """Each row one value throughout: every entry ties for the max."""
+    return x[:, :1].expand(x.shape).clone()
+
+
+def _ties(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    return torch.round(x / TIE_STEP) * TIE_STEP
+
+
+def _denormal(x: torch.Tensor, gen: torch.Generator, dtype: str) -> torch.Tensor:
+    """Subnormals of the dtype: every entry of the odd rows, about half of the even rows' (the
+    rest normal). A flush to zero moves the outputs by ~1e-38 of a row's scale (GPUs may flush),
+    while a kernel that turns a subnormal into NaN or inf is caught."""
+    lo, hi = _SUBNORMAL_EXP.get(dtype, _SUBNORMAL_EXP_ELSE)
+    u = torch.rand(x.shape, generator=gen, dtype=torch.float64)
+    tiny = torch.exp2(lo + (hi - lo) * u) * _signs(x.shape, gen)
+    pick = torch.rand(x.shape, generator=gen) < 0.5
+    pick[1::2] = True
+    return torch.where(pick, tiny, x)
+
+
+_ROWS = {
+    "large": _large,
+    "spike": _spike,
+    "negative": _negative,
+    "sorted_up": _sorted_up,
+    "sorted_down": _sorted_down,
+    "constant": _constant,
+    "ties": _ties,
+    "denormal": _denormal,
+}
 
 
 def _specials(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -149,20 +252,68 @@ def _resolve(t: TensorInput, size: Size | BenchShape) -> list[int]:
     return [resolve_dim(d, size.dims) for d in t.shape]
 
 
-def lay_out(x: torch.Tensor, layout: str, gen: torch.Generator) -> torch.Tensor:
-    """Same values, another memory layout: padded rows (strided) or column-major (transposed)."""
-    if layout == "contiguous" or x.dim() == 0:
+def lay_out(x: torch.Tensor, layout: str | Placement, gen: torch.Generator) -> torch.Tensor:
+    """Same values, another memory layout (spec.Layout). A layout's numbers (padding, the
+    leading slice, the offset) are drawn from `gen` unless a Placement fixes them, as a drawn
+    case's does."""
+    if isinstance(layout, str):
+        if layout == "contiguous" or x.dim() == 0:
+            return x
+        layout = _draw_placement(x, layout, gen)
+    return place(x, layout)
+
+
+def _draw_placement(x: torch.Tensor, kind: str, gen: torch.Generator) -> Placement:
+    def draw(n: int) -> int:
+        return int(torch.randint(0, n, (1,), generator=gen))
+
+    if kind == "strided":
+        return Placement(kind="strided", pad=3 + draw(13))
+    if kind == "leading":
+        pad = 1 + draw(2 * x.shape[_sliced(x)])
+        return Placement(kind="leading", pad=pad, start=draw(pad + 1))
+    if kind == "offset":
+        return Placement(kind="offset", offset=1 + draw(37))
+    return Placement(kind=kind)  # type: ignore[arg-type]
+
+
+def _sliced(x: torch.Tensor) -> int:
+    """The dim a leading view slices: the heads of [tokens, heads, dim], the columns of 2-D."""
+    return -2 if x.dim() >= 3 else -1
+
+
+def place(x: torch.Tensor, p: Placement) -> torch.Tensor:
+    """`x`'s values in the layout `p` fixes. Storage outside the view (padding, the other heads,
+    the elements before an offset) holds NaN, so a kernel that reads it shows."""
+    if p.kind == "contiguous" or x.dim() == 0:
         return x
-    if layout == "strided":
-        pad = 3 + int(torch.randint(0, 13, (1,), generator=gen))
-        big = torch.full(
-            (*x.shape[:-1], x.shape[-1] + pad), float("nan"), dtype=x.dtype, device=x.device
-        )
+    if p.kind == "strided":
+        big = _nans((*x.shape[:-1], x.shape[-1] + p.pad), x)
         big[..., : x.shape[-1]] = x
         return big[..., : x.shape[-1]]
-    if layout == "transposed" and x.dim() >= 2:
-        return x.transpose(-1, -2).contiguous().transpose(-1, -2)
-    return x
+    if p.kind == "transposed":
+        return x.transpose(-1, -2).contiguous().transpose(-1, -2) if x.dim() >= 2 else x
+    if p.kind == "leading":
+        d = _sliced(x)
+        shape = list(x.shape)
+        shape[d] += p.pad
+        view = _nans(shape, x).narrow(d, p.start, x.shape[d])
+        view.copy_(x)
+        return view
+    if p.kind == "offset":
+        flat = _nans((x.numel() + p.offset,), x)
+        flat[p.offset :] = x.reshape(-1)
+        return flat[p.offset :].view(x.shape)
+    if p.kind == "expanded":
+        # The first leading dim of more than one entry broadcast (stride 0): one slice's storage
+        # read for all of them, as torch's expand() gives.
+        d = next((i for i, n in enumerate(x.shape[:-1]) if n > 1), None)
+        return x if d is None else x.narrow(d, 0, 1).clone().expand(x.shape)
+    raise ValueError(f"unknown layout {p.kind!r}")
+
+
+def _nans(shape: tuple[int, ...] | list[int], like: torch.Tensor) -> torch.Tensor:
+    return torch.full(shape, float("nan"), dtype=like.dtype, device=like.device)
 
 
 def make_inputs(
@@ -201,7 +352,7 @@ def _made(
             raise SpecError(
                 f"{spec.path}: input {item.name!r} is {name}; define make_inputs() for it"
             )
-        drawn = values(shape, item.dist or dist, gen) + item.offset
+        drawn = values(shape, item.dist or dist, gen, name) + item.offset
         # Lay out on the target device: .to() makes a padded (non-dense) view contiguous.
         x = drawn.to(torch_dtype(name)).to(device)
         if item.layout_varies:
