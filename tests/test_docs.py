@@ -47,7 +47,7 @@ def test_readme_is_at_most_200_lines() -> None:
 
 def test_readme_gives_the_command_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
-    assert ci == "bash scripts/setup.sh --dev && .venv/bin/python -m pytest -q"
+    assert ci == "bash scripts/setup.sh --dev && .venv/bin/python -m pytest -q -n 2"
     assert ci in README.read_text().splitlines()
 
 
