@@ -172,8 +172,12 @@ KERNEL_ROOTS = ("triton.language.", "math.")
 
 DECORATORS_KERNEL = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 DECORATORS_CACHE = frozenset({"functools.lru_cache", "functools.cache"})
-# The only calls module level may make: constant builders for meta-parameters.
-TOP_LEVEL_CALLS = frozenset({"triton.language.constexpr", "triton.Config"})
+# The only calls module level may make: constant builders for meta-parameters, and math's
+# functions (pure, of numbers: `LOG2E = tl.constexpr(math.log2(math.e))`). Their arguments must be
+# constants in turn, so nothing else runs at import.
+TOP_LEVEL_CALLS = frozenset({"triton.language.constexpr", "triton.Config"}) | frozenset(
+    f"math.{n}" for n in dir(math) if not n.startswith("_") and callable(getattr(math, n))
+)
 TOP_LEVEL_BUILTINS = frozenset({"dict", "range"})
 
 # Raising ends the call with an error, which the sandbox judges; the classes carry no state.

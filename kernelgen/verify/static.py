@@ -92,7 +92,8 @@ RULES: dict[str, str] = {
     "the CPU interpreter a tl.constexpr argument can be a real torch tensor, whose .sum(), "
     ".copy_() or item assignment computes or writes outside any kernel",
     "top-level-code": "module level may hold only a docstring, imports, functions and constant "
-    "assignments: nothing may run at import",
+    "assignments (literals, names, arithmetic, math's constants and functions of them, "
+    "tl.constexpr(...), triton.Config(...)): nothing else may run at import",
     "no-entry": "the module must define the operator's function at top level",
     "no-kernel-launch": "the operator's function must launch a module-level @triton.jit kernel "
     "(`K[grid](...)`), directly or through module-level helpers",

@@ -601,6 +601,20 @@ CASES: list[tuple[str, str, str | None]] = [
         candidate("SIZES = [i for i in range(3)]"),
     ),
     ("top-level-code", candidate("BUF = torch.empty(1024)"), candidate("CAP = 1024 * 4")),
+    # Constants of math's functions are allowed at module level; torch or a file read is not.
+    (
+        "top-level-code",
+        candidate("import math\nSEED = tl.constexpr(math.log2(torch.randn(1).item()))"),
+        candidate(
+            "import math\nLOG2E = tl.constexpr(math.log2(math.e))\n"
+            "INV_SQRT2 = tl.constexpr(1 / math.sqrt(2))"
+        ),
+    ),
+    (
+        "top-level-code",
+        candidate('import math\nN = math.log2(len(open("/proc/self/environ").read()))'),
+        candidate("from math import pi, sqrt\nC = sqrt(2.0 / pi) * 0.5"),
+    ),
     ("top-level-code", candidate("f = lambda x: x"), candidate("BLOCK = tl.constexpr(128)")),
     (
         "top-level-code",
