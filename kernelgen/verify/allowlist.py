@@ -331,6 +331,33 @@ KERNEL_ATTRS = frozenset(
 # `x.type` is a tl.tensor field; `X.type(...)` would be torch's cast.
 KERNEL_FIELDS = frozenset({"type"})
 
+# One program on both devices (rules/device.py). What tells the device a launcher runs on, read
+# from a value: `x.device` (and its `.type`, `.index`), `x.is_cuda`, `x.get_device()`,
+# `x.type()` ('torch.cuda.FloatTensor'), pinned and shared memory (always shared on CUDA); and the
+# device-property fields that name or measure one board (`name`, `uuid`, `total_memory`, the L2
+# size), which the interpreter's H200 stand-in cannot promise to match.
+DEVICE_ATTRS = frozenset(
+    {"device", "is_cuda", "is_cpu", "is_meta", "get_device", "is_pinned", "is_shared", "type",
+     "name", "uuid", "total_memory", "L2_cache_size", "is_integrated", "is_multi_gpu_board"}
+)  # fmt: skip
+# The same read from torch.cuda: is there a GPU, how many, which, what is it called.
+DEVICE_PATHS = frozenset(
+    {"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.current_device",
+     "torch.cuda.get_device_name"}
+)  # fmt: skip
+# Where a device may go: the `device=` of an allocation, and the device argument of torch.cuda's
+# property queries, which under the interpreter answer with the H200's figures whatever device
+# they are given (and of `torch.cuda.device`, which selects and returns nothing).
+ALLOCATORS = frozenset(
+    {"torch.empty", "torch.empty_like", "torch.empty_strided", "torch.zeros", "torch.zeros_like",
+     "torch.Tensor.new_empty", "torch.Tensor.new_empty_strided", "torch.Tensor.new_zeros"}
+)  # fmt: skip
+ALLOCATOR_METHODS = frozenset({"new_empty", "new_empty_strided", "new_zeros"})
+DEVICE_ARGUMENTS = frozenset(
+    {"torch.cuda.get_device_properties", "torch.cuda.get_device_capability",
+     "torch.cuda.get_device_name", "torch.cuda.device"}
+)  # fmt: skip
+
 # Matched component-wise: the path itself or anything under it. None of these is listed above;
 # they are named so that the rejection gives the specific reason.
 ESCAPES = (

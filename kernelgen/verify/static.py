@@ -4,8 +4,9 @@ A candidate does its work in `@triton.jit` kernels; everything else (the "launch
 functions and module level) may only check arguments, allocate, take views, make layout copies,
 compute grids and launch. The rules below (read from the tree by rules/) reject what the contract
 forbids wherever it can be seen in the source: foreign imports, fallbacks, hidden state,
-monkeypatching, escape hatches (streams, graphs, compile), torch compute in the launcher, and a
-module whose entry never launches a kernel.
+monkeypatching, escape hatches (streams, graphs, compile), torch compute in the launcher, a
+launcher that branches on the device it runs on (rules/device.py: the CPU verdict must judge the
+program the H200 runs), and a module whose entry never launches a kernel.
 
 Every name is checked against closed lists (`allowlist.py`): a dotted path into a module must be
 listed in full, a builtin must be listed, an attribute of a value must be listed (one list for the
@@ -91,6 +92,16 @@ RULES: dict[str, str] = {
     "(to, reshape, trans, permute, view, dtype, shape, element_ty...) and no item assigned: under "
     "the CPU interpreter a tl.constexpr argument can be a real torch tensor, whose .sum(), "
     ".copy_() or item assignment computes or writes outside any kernel",
+    "device-branch": "the launcher branches on the device it runs on: the CPU verdict would "
+    "judge another program. A device or backend query (x.device, x.is_cuda, x.get_device(), "
+    "x.type(), torch.cuda.is_available/device_count/current_device/get_device_name, a board's "
+    "name, uuid or memory size) may only name the device of an allocation "
+    "(torch.empty(..., device=x.device)) or of torch.cuda.get_device_properties(...), be stored "
+    "in a name or handed to a helper that does no more, or name the device in a raised error; "
+    "never tested, compared, computed with, indexed with, returned or passed to a kernel. The SM "
+    "count and the other architecture fields of get_device_properties (major, minor, warp_size, "
+    "register and shared-memory sizes) may size a grid: the interpreter answers them with the "
+    "H200's figures, so a persistent grid from the SM count is the H200's grid on both",
     "top-level-code": "module level may hold only a docstring, imports, functions and constant "
     "assignments (literals, names, arithmetic, math's constants and functions of them, "
     "tl.constexpr(...), triton.Config(...)): nothing else may run at import",

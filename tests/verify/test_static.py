@@ -384,13 +384,105 @@ CASES: list[tuple[str, str, str | None]] = [
     (
         "launcher-arithmetic",
         candidate(body="x = x.type(torch.float16)"),
-        candidate(body='c = x.device.type == "cuda"'),
+        candidate(body="t = x.device.type"),
     ),
     (
         "launcher-arithmetic",
         candidate(tail="def _prep(x):\n    return x.sigmoid()"),
         candidate(tail="def _prep(x):\n    return x.unsqueeze(0)"),
     ),
+    # One program on both devices: a launcher that asks where it runs can take a path on the GPU
+    # that the CPU verdict never sees. A device may only name where to allocate; the SM count and
+    # the architecture (answered with the H200's figures under the interpreter) may steer.
+    (
+        "device-branch",
+        candidate(body="if not x.is_cuda:\n    n_rows = n_rows // 2"),
+        candidate(body="y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)"),
+    ),
+    (
+        "device-branch",
+        candidate(body='if x.device.type == "cuda":\n    n_cols = n_cols // 2'),
+        candidate(body="dev = x.device\ny = torch.zeros((n_rows, n_cols), device=dev)"),
+    ),
+    (
+        "device-branch",
+        candidate(body="if torch.cuda.is_available():\n    n_rows = 1"),
+        candidate(body="y = x.new_empty((n_rows, n_cols))"),
+    ),
+    (
+        "device-branch",
+        candidate(body="gpu = x.is_cuda\nn_rows = n_rows if gpu else 1"),
+        candidate(body="z = (torch.zeros if n_rows > 4 else torch.empty)(8, device=x.device)"),
+    ),
+    (
+        "device-branch",
+        candidate(body='n_rows = {"cuda": 1, "cpu": n_rows}[x.device.type]'),
+        candidate(
+            body="major, minor = torch.cuda.get_device_capability(x.device)\n"
+            "n_cols = n_cols if major >= 9 else n_cols"
+        ),
+    ),
+    (
+        "device-branch",
+        candidate(
+            body="n_rows = max(1, n_rows // torch.cuda.device_count())",
+        ),
+        candidate(
+            body="sms = torch.cuda.get_device_properties(x.device).multi_processor_count\n"
+            "n_rows = min(n_rows, 4 * sms)"
+        ),
+    ),
+    (
+        "device-branch",
+        candidate(body='if "H200" in torch.cuda.get_device_properties(x.device).name:\n    pass'),
+        candidate(body="with torch.cuda.device(x.device):\n    pass"),
+    ),
+    (
+        "device-branch",
+        candidate(
+            body="n_rows = _rows(n_rows, x.device)",
+            tail='def _rows(n, dev):\n    return 1 if dev.type == "cuda" else n\n',
+        ),
+        candidate(
+            body="y = _alloc((n_rows, n_cols), x.device)",
+            tail="def _alloc(shape, dev):\n    return torch.empty(shape, device=dev)\n",
+        ),
+    ),
+    (
+        "device-branch",
+        candidate(
+            kernel=CONST_KERNEL.replace("USE", "X"),
+            body="_softmax_kernel[(n_rows,)](y, x, n_cols, X=x.is_cuda)",
+        ),
+        candidate(
+            kernel=CONST_KERNEL.replace("USE", "X"),
+            body="_softmax_kernel[(n_rows,)](y, x, n_cols, X=x.dtype == torch.float32)",
+        ),
+    ),
+    (
+        "device-branch",
+        candidate(
+            kernel=KERNEL.replace(
+                "@triton.jit",
+                '@triton.heuristics({"G": lambda a: a["x_ptr"].is_cuda})\n@triton.jit',
+            )
+        ),
+        candidate(
+            kernel=KERNEL.replace(
+                "@triton.jit",
+                '@triton.heuristics({"G": lambda a: a["n_cols"] % 16 == 0})\n@triton.jit',
+            )
+        ),
+    ),
+    (
+        "device-branch",
+        candidate(body='where = f"{x.device}"\nn_rows = 1 if where == "cpu" else n_rows'),
+        candidate(
+            body='if x.dtype == torch.float64:\n    raise TypeError(f"{x.dtype} on {x.device}")'
+        ),
+    ),
+    ("device-branch", candidate(body='f = x.type\nif "cuda" in f():\n    n_rows = 1'), None),
+    ("device-branch", candidate(body="box = {}\nbox['gpu'] = x.is_cuda"), None),
     # Modules reached through other modules' attributes: a listed root is not enough.
     (
         "unlisted-name",
@@ -756,8 +848,7 @@ def _config(*dims: int) -> dict[str, int]:
 
 
 def _sm_count(device: torch.device) -> int:
-    if device.type != "cuda" or not torch.cuda.is_available():
-        return 4
+    # The interpreter answers with the H200's 132: the CPU run launches the H200's grid.
     return torch.cuda.get_device_properties(device).multi_processor_count
 
 
@@ -823,6 +914,34 @@ def test_violation_says_where_what_and_why() -> None:
     assert isinstance(first, Violation)
     assert first.reason == f"`.exp` outside a kernel: {RULES['launcher-arithmetic']}"
     assert "\n" not in first.reason
+
+
+STATIC = Path(__file__).parent / "candidates" / "static"
+
+
+@pytest.mark.parametrize(
+    ("name", "line", "rule"),
+    [("softmax_gpu_shortcut.py", "    if not x.is_cuda:", "device-branch"),
+     ("softmax_one_program.py", None, None)],
+)  # fmt: skip
+def test_whole_candidates(name: str, line: str | None, rule: str | None) -> None:
+    source = (STATIC / name).read_text()
+    found = check_source(source, "softmax")
+    if rule is None:
+        assert found == []
+        return
+    assert [(v.rule, v.line) for v in found] == [(rule, source.splitlines().index(line) + 1)]
+
+
+def test_device_branch_says_which_value_and_why() -> None:
+    source = candidate(body="gpu = x.is_cuda\nif gpu:\n    n_rows = 1")
+    line = source.splitlines().index("    gpu = x.is_cuda") + 1
+    [found] = check_source(source, "softmax")
+    assert (found.rule, found.line) == ("device-branch", line + 1)
+    assert found.reason.startswith(
+        f"`gpu` tested by `if` (it holds `x.is_cuda`, line {line}): the launcher branches on the "
+        "device it runs on: the CPU verdict would judge another program"
+    )
 
 
 def test_syntax_error_propagates() -> None:

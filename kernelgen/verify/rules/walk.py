@@ -1,14 +1,15 @@
 """The walk of a candidate's AST that applies the static rules, node by node: the rules of names
 and imports (names.py) and of module state (state.py) where they apply, and here those of the
 launcher (torch only to allocate, view and query; no arithmetic) and of the kernels (device code:
-triton.language, no torch, no host Python), which differ by where a node stands. Then the entry's
-reach (reach.py)."""
+triton.language, no torch, no host Python), which differ by where a node stands. Then where the
+launcher's device queries go (device.py) and the entry's reach (reach.py)."""
 
 from __future__ import annotations
 
 import ast
 
 from kernelgen.verify import allowlist as allow
+from kernelgen.verify.rules.device import device_flags
 from kernelgen.verify.rules.names import (
     attr_name_flag,
     import_flags,
@@ -99,6 +100,8 @@ class Checker:
             if top is not None:
                 self.flag(*top)
             self._visit(stmt, kernel=False)
+        for flag in device_flags(self.tree, self.aliases, self.kernels):
+            self.flag(*flag)
         reached = entry_flag(self.tree, self.entry, self.functions, self.kernels)
         if reached is not None:
             self.flag(*reached)
