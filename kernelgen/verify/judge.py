@@ -18,6 +18,7 @@ from pathlib import Path
 from kernelgen.paths import triton_cache
 from kernelgen.records import Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
+from kernelgen.spec.draw import drawn_cases
 from kernelgen.verify import ahead, sanitizer
 from kernelgen.verify.checks import Failure, Rejected, classify
 from kernelgen.verify.sandbox import DEFAULT_MEMORY_MB, sandbox_env
@@ -62,6 +63,7 @@ class Evaluator:
         warm: int = 1,
         keep_warm: bool = True,
         gpu_target: str | None = None,
+        draws: int | None = None,
     ):
         self.spec: OpSpec = load_spec(op)
         # CPU: the GPU to compile an accepted candidate for (verify/target.py); None skips it.
@@ -69,6 +71,9 @@ class Evaluator:
         self.op, self.device = op, device
         self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         self.rng = random.Random(self.seed)
+        # The fixed cases, then `draws` more from SPEC.domain (by default the domain's number
+        # for this device): the same seed draws the same ones, so a failure there is reproduced.
+        self.grid: list[Case] = self.spec.cases + drawn_cases(self.spec, self.seed, device, draws)
         self.memory_mb = memory_mb
         self.cap_s = deadline_s or DEADLINE_CAP_S[device]
         self.sanitize = sanitize
@@ -169,7 +174,7 @@ class Evaluator:
             return failure, []
 
     def cases(self) -> list[Case]:
-        return [c for c in self.spec.cases if self.device == "cuda" or c.interpreter]
+        return [c for c in self.grid if self.device == "cuda" or c.interpreter]
 
     def compile_for_target(
         self, path: Path, cases: list[Case], phases: Phases

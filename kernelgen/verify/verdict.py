@@ -3,10 +3,12 @@ holds what the run's candidates share; the checks of each answer are answers.py'
 
 Per case (stopping at the first failure, like a staged evaluation), four calls, each one a full
 check of values, structure, provenance where the guard is on, inputs untouched and no aliasing:
-1. A under the guard, new allocations and freed device memory NaN-poisoned;
+1. A under the guard, new allocations and freed device memory poisoned (NaN, an infinity, a
+   large finite value or random bits, drawn per call: fills.py);
 2. B (other values): also a new buffer, and A's result unchanged (no caching, no shared output);
-3. A again on fresh copies, allocations filled with random finite values: agrees with the first
-   (a kernel that writes only where its output still reads NaN is caught here);
+3. A again on fresh copies, allocations filled with finite values of a drawn distribution, or
+   zeros: agrees with the first (a kernel that writes only where its output looks poisoned is
+   caught here);
 4. A once more with the guard off (nothing in the process looks different from a plain call),
    freed device memory random: agrees too.
 These run a base config of each autotuned kernel (the next in turn from case to case); then each
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen.records import CaseResult, Phases, Verdict
-from kernelgen.verify import checks, libdevice, sanitizer, sweep
+from kernelgen.verify import checks, fills, libdevice, sanitizer, sweep
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Failure, Rejected, classify
 from kernelgen.verify.protocol import Call, Failed, Load, Reply, Space
@@ -53,6 +55,7 @@ class Run(sanitizer.Run, Protocol):
     seed: int
     rng: random.Random
     cap_s: float
+    grid: list[Case]  # the run's cases: the spec's fixed ones, then those drawn from its seed
     pool: Pool
     gpu_target: str | None
     sanitize: bool
@@ -120,7 +123,7 @@ class Judging:
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
             grid: list[_Step] = []
-            for case in self.spec.cases:
+            for case in ev.grid:
                 if case.name not in runnable:
                     results.append(
                         CaseResult(name=case.name, status="not_run", note=_why_not(case))
@@ -144,8 +147,11 @@ class Judging:
         except Rejected as r:
             failure = r.failure
             if r.case:
-                failure = Failure(failure.category, f"case {r.case}: {failure.reason}")
-                if r.case in {c.name for c in self.spec.cases}:
+                # A drawn case is drawn again by judging with the run's seed: say which.
+                drawn = any(c.drawn and c.name == r.case for c in ev.grid)
+                where = f"case {r.case}" + (f" (drawn from seed {ev.seed})" if drawn else "")
+                failure = Failure(failure.category, f"{where}: {failure.reason}")
+                if r.case in {c.name for c in ev.grid}:
                     results = [c for c in results if c.name != r.case]
                     results.append(CaseResult(name=r.case, status="failed", note=failure.reason))
         finally:
@@ -155,11 +161,11 @@ class Judging:
             phases.calls = costs if costs.calls else None
         results = [c for c in results if c.name not in self.not_run]
         done = {c.name for c in results}
-        for case in self.spec.cases:
+        for case in ev.grid:
             if case.name not in done:
                 note = self.not_run.get(case.name, "not run: stopped at the first failure")
                 results.append(CaseResult(name=case.name, status="not_run", note=note))
-        order = {c.name: i for i, c in enumerate(self.spec.cases)}
+        order = {c.name: i for i, c in enumerate(ev.grid)}
         results.sort(key=lambda c: order.get(c.name, len(order)))
         accepted = failure is None
         partial = accepted and any(c.status == "not_run" for c in results)
@@ -209,7 +215,7 @@ class Judging:
         truth: CaseTruth,
         variant: str,
         *,
-        fill: str = "nan",
+        fill: str = "poison",
         guard: bool = True,
         keep: str | None = None,
         report: tuple[str, ...] = (),
@@ -221,8 +227,10 @@ class Judging:
     ) -> _Step:
         """One call to make, and what to check of its answer beyond the full check against
         the truth that every call gets. `pin`: the config of each autotuned kernel it runs
-        (sweep.py); the first of any not named."""
+        (sweep.py); the first of any not named. `fill`: "poison" or "random", the family and its
+        values drawn per call from the run's seed (fills.py): no constant marks a judged call."""
         self.calls += 1
+        family = self.ev.rng.choice(fills.POISONS) if fill == "poison" else fill
         lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
         request = Call(
             inputs=None if lends else str(truth.variants[variant].file),
@@ -230,7 +238,8 @@ class Judging:
             share_outputs=lends,
             outputs=str(self.ev.folder / f"out-{self.calls}.pt"),
             guard=guard,
-            fill=fill,  # type: ignore[arg-type]
+            fill=family,  # type: ignore[arg-type]
+            fill_seed=self.ev.rng.getrandbits(63),
             keep=keep,
             report=list(report),
             repeat=repeat,

@@ -1,0 +1,44 @@
+"""DRAWN 1 (sizes remembered): right at the widths SPEC lists, a broken fast path elsewhere.
+
+At a width of the spec's sizes the whole row is one block; at any other width a 1024-wide block
+without a loop, so the columns past 1024 are never read nor written. Every fixed case passes,
+the GPU-only widths too; a width not in the list and past 1024 fails.
+
+Fixed grid only (draws=0), `--device cpu`: ACCEPTED. With drawn cases: rejected, "incorrect", on
+the first drawn width past 1024 that the spec does not list, named in the reason.
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+LISTED = {1, 50, 64, 67, 77, 130, 300, 781, 1024, 1823, 4096, 5003, 20000, 40000, 70001, 131072,
+          151936}  # fmt: skip
+
+
+@triton.jit
+def _softmax_kernel(
+    y_ptr, x_ptr, n_cols, stride_xm, stride_xn, stride_ym,
+    BLOCK: tl.constexpr,
+):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=mask, other=-float("inf"))
+    x = x.to(tl.float32)
+    num = tl.exp(x - tl.max(x, axis=0))
+    y = num / tl.sum(num, axis=0)
+    tl.store(y_ptr + row * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    n_cols = x.shape[-1]
+    x2 = x.reshape(-1, n_cols)
+    n_rows = x2.shape[0]
+    y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    block = triton.next_power_of_2(n_cols) if n_cols in LISTED else 1024
+    if y.numel() > 0:
+        _softmax_kernel[(n_rows,)](
+            y, x2, n_cols, x2.stride(0), x2.stride(1), y.stride(0), BLOCK=block
+        )
+    return y.view(x.shape)
