@@ -138,7 +138,7 @@ def _size(
         bench = sorted({s.dims[name] for s in spec.data.bench if name in s.dims})
         dims[name] = _dim(kinds[name].deal(), lo, max(lo, hi), dim.choices, bench, rng)
     shapes = _ranks(spec, domain, dims, layout, rng)
-    placement = _placement(layout, domain, dims, shapes, rng)
+    placement = _placement(layout, shapes, rng)
     seen = []
     for t in tensors:
         if not t.layout_varies:
@@ -292,13 +292,10 @@ def _split(rows: int, parts: int, rng: random.Random, layout: str) -> list[int]:
     return [*upper, left, heads]
 
 
-def _placement(
-    layout: str,
-    domain: Domain,
-    dims: dict[str, int],
-    shapes: dict[str, list[int]],
-    rng: random.Random,
-) -> Placement:
+def _placement(layout: str, shapes: dict[str, list[int]], rng: random.Random) -> Placement:
+    """The layout's numbers: padding as a fixed size's (3 to 15), a leading view among up to
+    twice its heads more (the k and v of a fused qkv), an offset of 1 to 37 (odd ones break
+    16-byte alignment)."""
     if layout == "strided":
         return Placement(kind="strided", pad=rng.randint(3, 15))
     if layout == "leading":
