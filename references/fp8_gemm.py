@@ -197,6 +197,12 @@ SPEC = {
     "dtypes": ["float32"],
     "dists": ["normal", "uniform"],
     "bucket": ["M", "N", "K"],
+    # The judge's error ratio (mean relative error against torch's, which dequantizes in fp32
+    # and rounds once to bf16) on top of the bound: the bf16 rounding of the output is most of
+    # either error. Measured on make_inputs' values (CPU, K 384 to 2048): exact block products
+    # or 13-bit sums per block (the H200's fp8 tensor cores) 1.00x; operands dequantized to bf16
+    # first (the peer's way) 1.8x-2.0x, which the default 2x would pass or not by the draw.
+    "error_ratio": 1.5,
     "sizes": [
         # CPU: one row, one K block, M odd, N not a multiple of 64 or 128 (a partial last scale
         # row), several scale rows along N, K long enough for many scale blocks, multiples of

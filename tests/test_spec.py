@@ -218,14 +218,21 @@ def test_router_gemm_spec() -> None:
 
 
 def test_router_gemm_compare_rule() -> None:
-    """Max-abs within the bound, and the top-8 set where float64's 8th and 9th scores are more
-    than the bound apart."""
+    """Each score within its bound, and the top-8 set where float64's 8th and 9th scores are
+    more than the bound apart. The bound is relative to the products' size, here the same for
+    every score: sqrt(K) products of 0.01."""
+    import functools
+
     import torch
 
     spec = load_spec("router_gemm")
     assert spec.compare is not None
     case = next(c for c in spec.cases if c.size.name == "odd")
-    limit = spec.module.bound(case.dims["K"])
+    k = case.dims["K"]
+    inputs = [torch.ones(3, k, dtype=torch.float16), torch.full((16, k), 0.01)]
+    limit = float(spec.module.bound(*inputs).max())
+    assert limit == pytest.approx(1e-4 * 0.01 * k**0.5)
+    spec.compare = functools.partial(spec.module.compare, inputs=inputs)
     ref = torch.arange(16, dtype=torch.float64).flip(0).repeat(3, 1) * limit  # 15b, 14b, ... 0
     ref[1, 8] = ref[1, 7] - 0.5 * limit  # row 1: 8th and 9th within the bound: either pick
     ref[2, 8] = ref[2, 7] - 1.5 * limit  # row 2: apart by more than the bound: decided
@@ -243,7 +250,7 @@ def test_router_gemm_compare_rule() -> None:
     far = ref.clone()
     far[0, 3] += 1.01 * limit
     msg = spec.compare(far, ref, case)
-    assert msg and "at [0, 3]" in msg and "sqrt(K)" in msg
+    assert msg and "at [0, 3]" in msg and "sqrt(sum_k (x_k*w_k)^2)" in msg
     nan = ref.clone()
     nan[2, 5] = float("nan")
     assert "at [2, 5]" in (spec.compare(nan, ref, case) or "")
@@ -351,7 +358,7 @@ def test_bad_dim_scalar_names_file_and_field(
 
 def test_compare_gets_the_inputs_where_it_asks_for_them(project: Path) -> None:
     """A compare with a fourth parameter is given the call's arguments; one with three is
-    called as before (router_gemm's)."""
+    called as before."""
     import torch
 
     compare = """
@@ -364,8 +371,9 @@ def compare(out, ref, case, inputs):
     assert spec.judge(None, None, spec.cases[0], [None, 3]) == "k 3"
     gemm = load_spec("router_gemm")
     case = next(c for c in gemm.cases if c.size.name == "one_token")
-    ref = torch.randn(1, 9, dtype=torch.float64)
-    assert gemm.judge(ref.float(), ref, case, [None, None]) is None
+    x, w = torch.randn(1, 200, dtype=torch.float16), torch.randn(9, 200)
+    ref = x.double() @ w.double().T
+    assert gemm.judge(ref.float(), ref, case, [x, w]) is None
 
 
 def test_fused_moe_spec() -> None:

@@ -7,6 +7,7 @@ at a failure; `classify` names the category of what the candidate's call raised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -176,6 +177,26 @@ def measure(
             rel,
         )
     return None, max_err, rel
+
+
+def error_pairs(
+    out: Any, ref: Any, inputs: list[Any], error_values: Callable[..., Any] | None
+) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """What the error ratio measures of an operator with its own compare: the pairs (values,
+    their truth) that its reference module's `error_values(out, ref, inputs)` names where it has
+    one (act_quant: the dequantized values against x), else each floating-point leaf against the
+    truth's. An integer leaf (top-k's indices) has no error to measure."""
+    if error_values is not None:
+        return list(error_values(out, ref, inputs))
+    return [
+        (o, r)
+        for o, r in zip(leaves(out), leaves(ref), strict=True)
+        if isinstance(o, torch.Tensor) and isinstance(r, torch.Tensor) and o.is_floating_point()
+    ]
+
+
+def pair_errors(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> list[float]:
+    return [rel_err(v, t.double()) for v, t in pairs]
 
 
 def precision(

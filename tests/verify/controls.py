@@ -427,7 +427,7 @@ CONTROLS = {
 
 # Controls of one operator: (builder, categories, a phrase the reason must hold).
 OP_CONTROLS = {
-    ("router_gemm", "bf16_weights"): (bf16_weights, {"incorrect"}, "sqrt(K)"),
+    ("router_gemm", "bf16_weights"): (bf16_weights, {"incorrect"}, "sqrt(sum_k"),
     ("fused_moe", "unweighted"): (unweighted, {"incorrect"}, "entries off"),
     ("fused_moe", "first_slot_only"): (first_slot_only, {"incorrect"}, "entries off"),
     ("fused_moe", "half_intermediate"): (half_intermediate, {"incorrect"}, "entries off"),
