@@ -4,8 +4,9 @@ Two instruments, installed in the sandboxed process before the candidate is impo
 - a launch recorder on Triton's JIT (and interpreter) `run`, which notes every kernel launch and
   whether the kernel was defined in the candidate's file;
 - a dispatch guard (TorchDispatchMode) that records every aten op the launcher runs and fills each
-  tensor it allocates with NaN (or a sentinel for integers), so an output the kernel never writes
-  shows up as NaN instead of whatever the allocator had lying around.
+  tensor it allocates with the call's fill (fills.py: a poison, NaN among others, or plausible
+  values), so an output the kernel never writes shows instead of whatever the allocator had
+  lying around.
 
 The guard is paused only while Triton's interpreter copies a launch's tensor arguments to the host
 and back (its own torch work). Everything else inside a launch stays in view: a grid callable that
@@ -25,6 +26,8 @@ from typing import Any
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from kernelgen.verify import fills
 
 aten = torch.ops.aten
 
@@ -71,32 +74,6 @@ _VIEWS = {
 _COPIES = {"clone", "copy_", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"}
 ALLOWED = _ALLOCATION | _ZEROED | _VIEWS | _COPIES
 
-_POISON_INT = -0x5A5A
-
-
-def _poison(t: torch.Tensor, fill: str) -> None:
-    """NaN (or an integer sentinel) shows an output never written; random finite values make a
-    buffer that cannot be told from one the kernel wrote, so a kernel that writes only where the
-    output still reads NaN is caught by the call that fills this way."""
-    if t.numel() == 0 or fill == "none":
-        return
-    if fill == "random":
-        if t.is_floating_point() and t.element_size() == 1:  # float8 has no random kernels
-            t.copy_(torch.empty(t.shape, device=t.device).uniform_(-3.0, 3.0))
-        elif t.is_floating_point():
-            t.uniform_(-3.0, 3.0)
-        elif t.dtype == torch.bool:
-            t.random_(0, 2)
-        else:
-            t.random_(-100, 100) if t.is_signed() else t.random_(0, 100)
-        return
-    if t.is_floating_point() or t.is_complex():
-        t.fill_(float("nan"))
-    elif t.dtype == torch.bool:
-        t.fill_(True)
-    else:
-        t.fill_(_POISON_INT if t.dtype not in (torch.uint8,) else 0xA5)
-
 
 @dataclass
 class CallLog:
@@ -110,10 +87,10 @@ class CallLog:
 
 
 class _DispatchGuard(TorchDispatchMode):
-    def __init__(self, log: CallLog, fill: str, casts_allowed: bool):
+    def __init__(self, log: CallLog, draw: fills.Draw, casts_allowed: bool):
         super().__init__()
         self.log = log
-        self.fill = fill
+        self.draw = draw
         self.casts_allowed = casts_allowed
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
@@ -130,7 +107,7 @@ class _DispatchGuard(TorchDispatchMode):
             # `copy_` from another dtype, and item assignment (a `copy_` into a view) alike.
             self.log.forbidden.append(f"{name} (dtype cast)")
         elif name in _ALLOCATION and isinstance(out, torch.Tensor):
-            _poison(out, self.fill)
+            fills.fill(out, self.draw)
         return out
 
 
@@ -221,28 +198,21 @@ def set_candidate(candidate_file: Path) -> None:
 
 
 @contextmanager
-def guarded(fill: str = "nan", casts_allowed: bool = False) -> Iterator[CallLog]:
+def guarded(fill: str = "nan", casts_allowed: bool = False, seed: int = 0) -> Iterator[CallLog]:
     """Record the aten ops, kernel launches and new threads of the enclosed call; fill what
-    it allocates as `fill` says."""
+    it allocates with the family `fill` (fills.py), its values drawn from `seed`."""
     log = CallLog()
     before = {t.ident for t in threading.enumerate()}
     _Recorder.log = log
     try:
-        with _DispatchGuard(log, fill, casts_allowed):
+        with _DispatchGuard(log, fills.Draw(fill, seed), casts_allowed):
             yield log
     finally:
         _Recorder.log = None
         log.new_threads = [t.name for t in threading.enumerate() if t.ident not in before]
 
 
-def flood_free_memory(device: str, fill: str = "nan", megabytes: int = 512) -> None:
-    """Fill memory the caching allocator will hand out next (stale-memory defence): NaN, or
-    random finite values for the call made without the guard."""
-    if device != "cuda" or fill == "none":
-        return
-    free, _ = torch.cuda.mem_get_info()
-    n = min(megabytes * 2**20, free // 4) // 4
-    if n > 0:
-        block = torch.empty(n, dtype=torch.float32, device="cuda")
-        _poison(block, fill)
-        del block
+def flood_free_memory(device: str, fill: str = "nan", seed: int = 0, megabytes: int = 512) -> None:
+    """Fill the device memory the caching allocator will hand out next (stale-memory defence)
+    with the family `fill`: fills.flood."""
+    fills.flood(device, fill, seed, megabytes)

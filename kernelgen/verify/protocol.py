@@ -77,7 +77,9 @@ class Shared(_Msg):
     offset: int = Field(description="the view's offset in the storage, in elements")
 
 
-Fill = Literal["nan", "random", "none"]
+# verify/fills.py: a poison (an unwritten entry fails the value check), finite values a kernel
+# could have written, or nothing.
+Fill = Literal["nan", "inf", "large", "bits", "random", "none"]
 
 
 class Call(_Msg):
@@ -92,6 +94,7 @@ class Call(_Msg):
     )
     guard: bool = Field(True, description="dispatch guard and launch record on")
     fill: Fill = Field("nan", description="what new allocations and freed device memory hold")
+    fill_seed: int = Field(0, description="the seed of the fill's values, drawn by the judge")
     repeat: int = Field(1, ge=1, description="calls in a row; the last one's result is returned")
     keep: str | None = Field(None, description="keep the result alive under this handle")
     report: list[str] = Field(

@@ -203,14 +203,14 @@ class Runner:
                 for _ in range(req.repeat):
                     out = None  # the last call's result only; earlier ones are freed first
                     mark = time.monotonic()
-                    guard.flood_free_memory(self.device, req.fill)
+                    guard.flood_free_memory(self.device, req.fill, req.fill_seed)
                     self._sync()
                     costs.flood += time.monotonic() - mark
                     if req.profile:
-                        out, cuda_kernels, seen = self._profiled(args, req.fill)
+                        out, cuda_kernels, seen = self._profiled(args, req)
                         _merge(log, seen)
                     elif req.guard:
-                        with guard.guarded(req.fill, self.casts_allowed) as seen:
+                        with guard.guarded(req.fill, self.casts_allowed, req.fill_seed) as seen:
                             out = self.fn(*args)
                             self._sync()
                         _merge(log, seen)
@@ -263,14 +263,14 @@ class Runner:
         if self.device == "cuda":
             self.torch.cuda.synchronize()
 
-    def _profiled(self, args: list[Any], fill: str) -> tuple[Any, list[str], Any]:
+    def _profiled(self, args: list[Any], req: Call) -> tuple[Any, list[str], Any]:
         """One call under the CUDA profiler (CUPTI) and the guard: the kernels the GPU actually
         ran, whatever launched them, and the guard's record of the same call. Compiled already
         by the calls before it, so no JIT work is in the trace."""
         from torch.profiler import ProfilerActivity, profile
 
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            with self.guard.guarded(fill, self.casts_allowed) as seen:
+            with self.guard.guarded(req.fill, self.casts_allowed, req.fill_seed) as seen:
                 out = self.fn(*args)
                 self._sync()
         names = sorted({e.name for e in prof.events() if e.device_type.name == "CUDA"})

@@ -3,10 +3,12 @@ holds what the run's candidates share; the checks of each answer are answers.py'
 
 Per case (stopping at the first failure, like a staged evaluation), four calls, each one a full
 check of values, structure, provenance where the guard is on, inputs untouched and no aliasing:
-1. A under the guard, new allocations and freed device memory NaN-poisoned;
+1. A under the guard, new allocations and freed device memory poisoned (NaN, an infinity, a
+   large finite value or random bits, drawn per call: fills.py);
 2. B (other values): also a new buffer, and A's result unchanged (no caching, no shared output);
-3. A again on fresh copies, allocations filled with random finite values: agrees with the first
-   (a kernel that writes only where its output still reads NaN is caught here);
+3. A again on fresh copies, allocations filled with finite values of a drawn distribution, or
+   zeros: agrees with the first (a kernel that writes only where its output looks poisoned is
+   caught here);
 4. A once more with the guard off (nothing in the process looks different from a plain call),
    freed device memory random: agrees too.
 These run a base config of each autotuned kernel (the next in turn from case to case); then each
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelgen.records import CaseResult, Phases, Verdict
-from kernelgen.verify import checks, libdevice, sanitizer, sweep
+from kernelgen.verify import checks, fills, libdevice, sanitizer, sweep
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Failure, Rejected, classify
 from kernelgen.verify.protocol import Call, Failed, Load, Reply, Space
@@ -213,7 +215,7 @@ class Judging:
         truth: CaseTruth,
         variant: str,
         *,
-        fill: str = "nan",
+        fill: str = "poison",
         guard: bool = True,
         keep: str | None = None,
         report: tuple[str, ...] = (),
@@ -225,8 +227,10 @@ class Judging:
     ) -> _Step:
         """One call to make, and what to check of its answer beyond the full check against
         the truth that every call gets. `pin`: the config of each autotuned kernel it runs
-        (sweep.py); the first of any not named."""
+        (sweep.py); the first of any not named. `fill`: "poison" or "random", the family and its
+        values drawn per call from the run's seed (fills.py): no constant marks a judged call."""
         self.calls += 1
+        family = self.ev.rng.choice(fills.POISONS) if fill == "poison" else fill
         lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
         request = Call(
             inputs=None if lends else str(truth.variants[variant].file),
@@ -234,7 +238,8 @@ class Judging:
             share_outputs=lends,
             outputs=str(self.ev.folder / f"out-{self.calls}.pt"),
             guard=guard,
-            fill=fill,  # type: ignore[arg-type]
+            fill=family,  # type: ignore[arg-type]
+            fill_seed=self.ev.rng.getrandbits(63),
             keep=keep,
             report=list(report),
             repeat=repeat,
