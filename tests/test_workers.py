@@ -70,7 +70,7 @@ def test_every_worker_dead_stops_the_run_resumable(
     # Resumed on new workers: the pending ones are judged, and the run ends as one judge's.
     again = options(cands, gpus="2", resume=run.id)
     summary = optimize_op(OP, again, Watch())
-    assert summary.run_id == run.id and summary.stopped == "all 1 rounds done"
+    assert summary.run_id == run.id and summary.stopped == "all 1 round done"
     assert verdicts(inside, run.id) == one_worker
 
 

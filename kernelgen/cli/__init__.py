@@ -1,7 +1,8 @@
 """The `kernelgen` command. Thin: each command parses, calls one function, prints with rich.
 
 common.py holds the app and what the commands share; pipeline.py the pipeline's commands (ops,
-new, verify, bench, optimize, promote, report); agent.py the agent's (agent ..., mcp).
+new, verify, bench, optimize, promote, report); agent.py the agent's (agent ..., mcp); views.py
+the rich renderables they print.
 """
 
 # Each module registers its commands on the app as it is imported: the pipeline's first, so that

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from kernelgen.cli import views
 from kernelgen.cli.common import DeviceOpt, JsonOpt, _device, app, clean_errors, emit_json, out
 from kernelgen.errors import UsageError
-from kernelgen.report import views
 
 
 @app.command("mcp")

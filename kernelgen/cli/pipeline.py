@@ -12,9 +12,9 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from kernelgen.cli import views
 from kernelgen.cli.common import DeviceOpt, _device, app, clean_errors, emit_json, out
 from kernelgen.errors import UsageError
-from kernelgen.report import views
 
 
 @app.command()

@@ -13,7 +13,7 @@ from kernelgen.records import BenchRecord, CandidateRecord, RunRecord, Verdict
 from kernelgen.report.fmt import candidate_word, open_since, plural, verdict_word
 
 if TYPE_CHECKING:
-    from kernelgen.agent.session import RunStatus, SubmitResult
+    from kernelgen.agent.results import RunStatus, SubmitResult
     from kernelgen.bench.profile import ProfileResult
     from kernelgen.run.optimize import OptimizeSummary
 
