@@ -33,8 +33,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import BenchShape, Size
+from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 
 PAGE = 64  # tokens per KV page, as HPC-Ops and SGLang page their caches
 

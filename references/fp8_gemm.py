@@ -26,8 +26,8 @@ import math
 
 import torch
 
-from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import Size
+from kernelgen.spec.inputs import lay_out, values
 
 BLOCK = 128
 E4M3_MAX = 448.0

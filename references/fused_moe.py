@@ -32,8 +32,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import BenchShape, Size
+from kernelgen.spec.inputs import lay_out, values
 
 # Routing of a correctness case, named by the first word of its size's name:
 #   uniform     each token picks k distinct experts uniformly at random;

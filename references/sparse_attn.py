@@ -55,8 +55,8 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Size, Tolerance
+from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.verify import checks
 
 # Rows of the (T, S) random scores whose top-k picks the indices, drawn at once: 2048 x 128K

@@ -22,8 +22,8 @@ bound: the speed to reach is reading x once at the copy ceiling.
 
 import torch
 
-from kernelgen.spec.inputs import lay_out, values
 from kernelgen.spec import BenchShape, Size
+from kernelgen.spec.inputs import lay_out, values
 
 # A `ties_` size rounds its values to multiples of this: N(0, 1) then spans ~15 levels, U(-1, 1)
 # 9, so at the CPU cases' k / N (~6%) the boundary level holds tens of entries for fewer slots.

@@ -9,9 +9,10 @@ loop: static rules, sandbox, correctness; on CUDA the bench against the best, th
 and the tuning of declared meta-parameters. Repairs are the agent's own next submissions.
 
 The session drives a Loop from outside; the seat it gives the agent in the loop is
-propose/agent.py, and what it answers is results.py. Every function opens the run from the store and leaves everything there,
-so one process per shell command and a long-lived server can share them unchanged; a lock on the
-run folder keeps two submissions to one run from taking the same candidate id. A long-lived
+propose/agent.py, and what it answers is results.py. Every function opens the run from the store
+and leaves everything there, so one process per shell command and a long-lived server can share
+them unchanged; a lock on the run folder keeps two submissions to one run from taking the same
+candidate id. A long-lived
 session (the MCP server, scripts/agent_plan.py) also keeps each run's judge between calls
 (`kept_judges`), as the loop keeps one judge per run.
 """
@@ -41,7 +42,7 @@ from kernelgen.agent.results import (
 )
 from kernelgen.bench.profile import ProfileResult
 from kernelgen.errors import NoDeviceError, UsageError
-from kernelgen.propose.agent import NO_PROPOSER, AgentProposer
+from kernelgen.propose.agent import AgentProposer
 from kernelgen.propose.base import Proposal
 from kernelgen.records import (
     BenchRecord,

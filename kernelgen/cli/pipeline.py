@@ -292,6 +292,7 @@ def optimize(
     _workers(gpus, ray, dev)
     if resume:
         from kernelgen.agent import session as agent
+        from kernelgen.propose.agent import NO_PROPOSER
         from kernelgen.store import load_run
 
         if load_run(names[0], resume).settings.proposer == "agent":
@@ -299,7 +300,7 @@ def optimize(
             if json_out:
                 emit_json(status.model_dump(mode="json"))
             else:
-                out.print(f"{agent.NO_PROPOSER}; pending judgements finished")
+                out.print(f"{NO_PROPOSER}; pending judgements finished")
                 out.print(views.agent_status_text(status), markup=False, soft_wrap=True)
             return
     options = OptimizeOptions(

@@ -4,8 +4,8 @@ input's device, sizes a persistent grid from the SM count (the interpreter answe
 constexpr of math constants, which were rejected as top-level code before.
 
 Must be accepted: no static violation; `kernelgen verify softmax FILE --device cpu` gives
-accepted-partial (66 of 121 cases passed, the rest not run on CPU, as for the seed). Before: rejected
-statically (top-level-code, the LOG2E line).
+accepted-partial (66 of 121 cases passed, the rest not run on CPU, as for the seed). Before:
+rejected statically (top-level-code, the LOG2E line).
 """
 
 import math
