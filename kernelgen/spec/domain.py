@@ -13,22 +13,21 @@ Models only: this module is imported by kernelgen/spec/__init__.py and imports n
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DType = Literal["float32", "float16", "bfloat16"]
 # The value distributions (kernelgen/spec/fields.py says what each one is; inputs.values draws
-# them). The first six are the fixed sizes' own; the others are the families that broke kernels
-# a centred draw never shows: a large value late in a row, rows all below zero, sorted, constant
-# or tied rows, values at the edge of a dtype's range.
+# them), in the order a domain's "all" draws them in turn. normal, uniform, wide, small, neg_inf
+# and specials are the fixed sizes' own; the others are the families that broke kernels a centred
+# draw never shows: a large value late in a row, rows all below zero, sorted, constant or tied
+# rows, values at the edge of a dtype's range.
 Dist = Literal[
     "normal",
     "uniform",
     "wide",
     "small",
-    "neg_inf",
-    "specials",
     "large",
     "spike",
     "negative",
@@ -37,6 +36,8 @@ Dist = Literal[
     "constant",
     "ties",
     "denormal",
+    "neg_inf",
+    "specials",
 ]
 # strided: padded rows; leading: a slice of a wider tensor along its second-to-last dim (the q or
 # k heads of a fused qkv [tokens, heads, dim]), along its last for a 2-D one; offset: a dense
@@ -134,12 +135,12 @@ class Domain(_Strict):
     layouts: list[Layout] = Field(
         ["contiguous"],
         min_length=1,
-        description="the layouts drawn for the inputs whose `layout_varies`",
+        description="the layouts drawn for the inputs whose `layout_varies` (\"all\": every one)",
     )
     dists: list[Dist] = Field(
         min_length=2,
         description="the value distributions drawn from, those the operator's semantics allow "
-        "(no NaN where the reference is undefined on it)",
+        "(no NaN where the reference is undefined on it; \"all\": every one)",
     )
     lead: str | None = Field(
         None,
@@ -163,6 +164,15 @@ class Domain(_Strict):
         description="why drawn layouts cannot apply (a reference's own make_inputs that lays "
         "its tensors out by itself); `layouts` is then contiguous alone",
     )
+
+    @field_validator("layouts", "dists", mode="before")
+    @classmethod
+    def _all(cls, value: Any, info: Any) -> Any:
+        # An operator defined on every layout or family says so, not the list again: the list
+        # then grows with the families the judge learns.
+        if value == "all":
+            return list(get_args(Layout if info.field_name == "layouts" else Dist))
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Domain:

@@ -287,3 +287,16 @@ def test_a_bad_domain_names_file_and_field(
     _project(tmp_path, monkeypatch, GOOD_DOMAIN.replace(*edit))
     with pytest.raises(SpecError, match=r"bad\.py: SPEC\.domain.*" + message):
         load_spec("bad")
+
+
+def test_all_names_every_layout_and_family_and_nothing_else() -> None:
+    from typing import get_args
+
+    from kernelgen.spec.domain import Dist, Domain, Layout
+
+    dims = {"cols": {"range": [1, 64]}}
+    every = Domain.model_validate({"dims": dims, "layouts": "all", "dists": "all", "lead": "cols",
+                                   "max_rank": 3})  # fmt: skip
+    assert every.layouts == list(get_args(Layout)) and every.dists == list(get_args(Dist))
+    with pytest.raises(ValueError, match="dists"):
+        Domain.model_validate({"dims": dims, "dists": "every"})
