@@ -28,7 +28,7 @@ from kernelgen.run.station import Job, Outcome  # noqa: E402
 from kernelgen.run.workers import Pool  # noqa: E402
 from kernelgen.spec import load_spec  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OP = "silu_and_mul"
 H200, H100 = "NVIDIA H200", "NVIDIA H100"
 

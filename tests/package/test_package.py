@@ -35,7 +35,7 @@ from kernelgen.records import (
 )
 from kernelgen.spec import load_spec
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 H200 = "NVIDIA H200"
 TUNED_SOFTMAX = (
     (REPO / "seeds" / "softmax.py")

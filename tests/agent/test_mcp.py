@@ -23,7 +23,7 @@ from test_agent import BROKEN, CHEAT, CORRECT, OP  # noqa: E402
 
 from kernelgen import store  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from kernelgen.cli import app
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent / "verify"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).parents[1] / "verify"))
 from controls import zeros  # noqa: E402
 
 

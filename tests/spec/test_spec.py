@@ -11,7 +11,7 @@ import pytest
 from kernelgen.errors import SpecError, UsageError
 from kernelgen.spec import Case, OpSpec, ScalarInput, known_ops, load_spec, resolve_dim
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kernelgen.run.optimize import OptimizeOptions
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OP = "silu_and_mul"
 SMALL_SPEC = """SPEC = {
     "inputs": [{"name": "x", "shape": ["rows", "2*d"]}],

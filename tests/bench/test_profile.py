@@ -33,7 +33,7 @@ from kernelgen.records import (
 )
 from kernelgen.spec import load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OP = "rms_norm"
 RUN_ID = "20260101-120000-agent-cafe"
 ENV = Environment(

@@ -11,7 +11,7 @@ import pytest
 
 from kernelgen.spec import load_spec
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def _script(name: str):

@@ -22,7 +22,7 @@ from kernelgen.records import (
 from kernelgen.run import loop, optimize
 from kernelgen.spec import load_spec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = Environment(
     device="cuda",
     gpu="NVIDIA H200",

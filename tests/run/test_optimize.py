@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, where fake_llm.py lives
 from fake_llm import FakeLLM, spawn  # noqa: E402
 
 from kernelgen.cli import app  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = (ROOT / "seeds" / "softmax.py").read_text()
 USAGE = {"prompt_tokens": 1000, "completion_tokens": 200}
 

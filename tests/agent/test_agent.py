@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-sys.path.insert(0, str(Path(__file__).parent / "verify"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "verify"))
 from controls import torch_fallback  # noqa: E402
 
 from kernelgen import store  # noqa: E402
@@ -22,7 +22,7 @@ from kernelgen.errors import UsageError  # noqa: E402
 from kernelgen.records import CandidateRecord  # noqa: E402
 from kernelgen.run.judging import LocalJudging  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OP = "rms_norm"
 SEED = (ROOT / "seeds" / f"{OP}.py").read_text()
 REFERENCE = (ROOT / "references" / f"{OP}.py").read_text()
