@@ -52,7 +52,6 @@ from kernelgen.records import (
     Transcript,
 )
 from kernelgen.run import loop
-from kernelgen.run.judging import LocalJudging
 from kernelgen.run.optimize import CandidateSummary, maybe_promote
 from kernelgen.spec import load_spec
 
@@ -163,7 +162,7 @@ def _release(runner: loop.Loop) -> None:
 
 def _open(run: RunRecord) -> loop.Loop:
     """The run as a Loop, from the store; its judge is made by _judging, only where one judges."""
-    return loop.resume(run.op, run.id, AgentProposer(run.settings.model), judging=LocalJudging())
+    return loop.resume(run.op, run.id, AgentProposer(run.settings.model))
 
 
 def _judging(runner: loop.Loop) -> None:
@@ -195,7 +194,7 @@ def list_operators() -> Operators:
     """Every operator with a reference: its seed, what the library ships, its case grid, its
     benchmark shapes and its runs."""
     from kernelgen.package import reference_api
-    from kernelgen.report.status import read_manifest
+    from kernelgen.report.manifest import read_manifest
     from kernelgen.spec import known_ops, seed_path
 
     shipped = read_manifest()

@@ -9,7 +9,8 @@ from typing import Literal, Protocol
 
 from kernelgen.records import BenchRecord, CandidateRecord, ShapeTiming
 from kernelgen.report.library import LibraryFigures
-from kernelgen.report.model import ReportData, ShapeRow, geomean
+from kernelgen.report.model import ReportData, ShapeRow
+from kernelgen.report.ratios import geomean
 
 MISSING = "—"
 

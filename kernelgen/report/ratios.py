@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import math
 
+from kernelgen.bench import roofline
+
 
 def geomean(values: list[float | None]) -> float | None:
-    xs = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    if not xs:
-        return None
-    return math.exp(sum(math.log(v) for v in xs) / len(xs))
+    return roofline.geomean(v for v in values if v is not None and v > 0 and math.isfinite(v))
 
 
 def ratio(num: float | None, den: float | None) -> float | None:

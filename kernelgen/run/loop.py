@@ -496,6 +496,7 @@ def start(
     judging: Judging | None = None,
 ) -> Loop:
     spec = load_spec(op)
+    judging = judging or LocalJudging()
     settings = RunSettings(
         op=op,
         proposer=proposer.name,
@@ -510,7 +511,7 @@ def start(
         id=store.new_run_id(proposer.name),
         op=op,
         settings=settings,
-        environment=(judging or LocalJudging()).environment(device),
+        environment=judging.environment(device),
         state="running",
     )
     store.save_run(run)
@@ -538,7 +539,7 @@ def _attach(
     proposer: Proposer,
     observer: Observer | None,
     records: list[CandidateRecord],
-    judging: Judging | None = None,
+    judging: Judging | None,
 ) -> Loop:
     return Loop(
         spec=spec,
