@@ -5,6 +5,7 @@
 #
 #   [STEPS="hang suite"] [SHARDS=3] [SUITE_S=330] [SUITE_K="6_race or honest"] [SUITE=FILES]
 #   [TESTS=tests/verify] [PROFILE_OPS=rms_norm] [PROFILE_S=120]
+#   [COLD="PATH ..."] [COLD_PARALLEL=2] [COLD_SEED=1] [COLD_S=540]
 #     bash scripts/gpu/verifier.sh [NODE_ID ...]
 #
 # Steps, in this order (STEPS picks):
@@ -17,6 +18,9 @@
 #             and every verdict as it comes (category, reason, wall) in
 #             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest
 #   tests     every GPU test under TESTS (default tests/verify) in one process, -x
+#   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, then the
+#             adversarial suite's folders): each candidate in a fresh process over an empty Triton
+#             cache, COLD_PARALLEL at once, cut at COLD_S seconds; $OUT/cold-verdicts.jsonl as it goes
 #   profile   scripts/profile_verify.py --ops PROFILE_OPS: an in-run verify sampled, and the
 #             round-trip floor of a judged call ($OUT/profile/); cut at PROFILE_S seconds
 . scripts/gpu/env.sh
@@ -55,6 +59,16 @@ fi
 if has tests; then
   # shellcheck disable=SC2086 # TESTS is a list of paths
   TAIL=30 step tests python3 -m pytest -q -m gpu -x ${TESTS:-tests/verify}
+fi
+
+if has cold; then
+  if [ -z "${COLD:-}" ]; then
+    COLD="$(grep -h -m1 '^# source' generated/kernelgen_ops/*.py | awk '{print $3}' | tr '\n' ' ')"
+    COLD+=" $(find tests/verify/candidates -maxdepth 1 -type d | sort | tr '\n' ' ')"
+  fi
+  # shellcheck disable=SC2086 # COLD is a list of paths
+  TAIL=${COLD_TAIL:-60} step cold timeout "${COLD_S:-540}" python3 scripts/cold_verdicts.py \
+    --device cuda --seed "${COLD_SEED:-1}" --parallel "${COLD_PARALLEL:-2}" --out "$OUT" $COLD
 fi
 
 if has profile; then
