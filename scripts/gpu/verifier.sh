@@ -11,12 +11,15 @@
 # Steps, in this order (STEPS picks):
 #   hang      tests/verify/test_deadlines.py's GPU tests alone (their bound is wall time):
 #             $OUT/suite-hang.log
-#   suite     the GPU tests of SUITE (default tests/verify/test_holes.py), or the node ids given,
+#   suite     the GPU tests of SUITE (default tests/verify/test_holes.py and test_suite_gpu.py: the
+#             adversarial suite), or the node ids given,
 #             or those SUITE_K selects (as pytest -k), in SHARDS pytest processes side by side:
 #             each cheat is a fresh source whose first minute is compile-ahead and process start,
 #             which leave the GPU idle. Each shard is cut at SUITE_S seconds. $OUT/suite-N.log,
 #             and every verdict as it comes (category, reason, wall) in
-#             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest
+#             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest. With
+#             KERNELGEN_COLD_VERDICTS=1 each verdict is cold (a fresh judge, an empty Triton
+#             cache: tests/verify/suite.py), the time [V2] bounds by 60 s
 #   tests     every GPU test under TESTS (default tests/verify) in one process, -x
 #   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, then the
 #             adversarial suite's folders): each candidate in a fresh process over an empty Triton
@@ -25,7 +28,7 @@
 #             round-trip floor of a judged call ($OUT/profile/); cut at PROFILE_S seconds
 . scripts/gpu/env.sh
 STEPS=${STEPS:-hang suite}
-suite=${SUITE:-tests/verify/test_holes.py}
+suite=${SUITE:-tests/verify/test_holes.py tests/verify/test_suite_gpu.py}
 
 if has hang; then
   timeout 100 python3 -m pytest -q -m gpu tests/verify/test_deadlines.py -p no:cacheprovider -rA \

@@ -15,17 +15,18 @@ a device), where interpreter-only tricks fail to compile instead and cross-progr
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 import torch
 
 from kernelgen.records import Verdict
-from kernelgen.verify import Evaluator, verify_candidate
+from kernelgen.verify import verify_candidate
+
+sys.path.insert(0, str(Path(__file__).parent))
+import suite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = Path(__file__).parent / "candidates"
@@ -129,82 +130,50 @@ def _honest_params(device: str = "cpu") -> list:
 
 
 # On CUDA the files of one operator are judged as the candidates of one run are: by one judge
-# (truth, warm runners and compile-ahead pool made once), each candidate in runners of its own.
-# One judge at a time: a judge holds its cases' inputs on the GPU, warm runners and a dozen
-# compile runners, and with four suites side by side on the H200 a judge per operator each ran
-# out of memory (2026-12-03). Moving to another operator closes the judge of the last one.
-_JUDGES: dict[str, Evaluator] = {}
+# (truth, warm runners and compile-ahead pool made once), each candidate in runners of its own;
+# with KERNELGEN_COLD_VERDICTS=1 each by a judge of its own over an empty cache (suite.py).
+judges = suite.judges_fixture()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _close_judges():
-    yield
-    for ev in _JUDGES.values():
-        ev.close()
-    _JUDGES.clear()
+def _verify(op: str, path: Path, device: str, judges: suite.Judges) -> Verdict:
+    return suite.judge(op, path, device, SEED, judges if device == "cuda" else None)
 
 
-def _verify(op: str, path: Path, device: str) -> Verdict:
-    start = time.monotonic()
-    if device != "cuda":
-        v = verify_candidate(op, path, device=device, seed=SEED)
-    else:
-        if op not in _JUDGES:
-            for other in list(_JUDGES):
-                _JUDGES.pop(other).close()
-            _JUDGES[op] = Evaluator(op, "cuda", seed=SEED)
-        v = verify_candidate(op, path, device=device, evaluator=_JUDGES[op])
-    _log_verdict(op, path, device, v, time.monotonic() - start)
-    return v
-
-
-def _log_verdict(op: str, path: Path, device: str, v: Verdict, wall: float) -> None:
-    """With KERNELGEN_VERDICT_LOG set, each verdict is appended to that file as it comes: a
-    suite cut short by its time limit on the H200 still says why each of its tests failed."""
-    log = os.environ.get("KERNELGEN_VERDICT_LOG")
-    if not log:
-        return
-    line = {"file": path.name, "op": op, "device": device, "accepted": v.accepted,
-            "category": v.category, "reason": v.reason, "wall_s": round(wall, 1)}  # fmt: skip
-    with open(log, "a") as f:
-        f.write(json.dumps(line) + "\n")
-
-
-def _rejected(op: str, name: str, expected: set[str], device: str) -> None:
-    v = _verify(op, HOLES / name, device)
+def _rejected(op: str, name: str, expected: set[str], device: str, js: suite.Judges) -> None:
+    v = _verify(op, HOLES / name, device, js)
     assert not v.accepted, f"{name} accepted on {device}: the hole is open"
     assert v.category in expected, f"{name}: {v.category}: {v.reason}"
     assert v.reason
 
 
-def _accepted(op: str, path: Path, device: str) -> None:
-    v = _verify(op, path, device)
+def _accepted(op: str, path: Path, device: str, js: suite.Judges) -> None:
+    v = _verify(op, path, device, js)
     assert v.accepted, f"{path.name}: {v.category}: {v.reason}"
     assert v.cases_run > 0
 
 
 @pytest.mark.parametrize(("name", "op", "expected"), _cheat_params("cpu"))
-def test_cheat_rejected(name: str, op: str, expected: set[str]) -> None:
-    _rejected(op, name, expected, "cpu")
+def test_cheat_rejected(name: str, op: str, expected: set[str], judges: suite.Judges) -> None:
+    _rejected(op, name, expected, "cpu", judges)
 
 
 @pytest.mark.parametrize(("path", "op"), _honest_params())
-def test_honest_twin_accepted(path: Path, op: str) -> None:
-    _accepted(op, path, "cpu")
+def test_honest_twin_accepted(path: Path, op: str, judges: suite.Judges) -> None:
+    _accepted(op, path, "cpu", judges)
 
 
 @pytest.mark.parametrize(("name", "op", "expected"), _cheat_params("cuda"))
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_cheat_rejected_gpu(name: str, op: str, expected: set[str]) -> None:
-    _rejected(op, name, expected, "cuda")
+def test_cheat_rejected_gpu(name: str, op: str, expected: set[str], judges: suite.Judges) -> None:
+    _rejected(op, name, expected, "cuda", judges)
 
 
 @pytest.mark.parametrize(("path", "op"), _honest_params("cuda"))
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_honest_twin_accepted_gpu(path: Path, op: str) -> None:
-    _accepted(op, path, "cuda")
+def test_honest_twin_accepted_gpu(path: Path, op: str, judges: suite.Judges) -> None:
+    _accepted(op, path, "cuda", judges)
 
 
 def test_every_hole_file_is_listed() -> None:
