@@ -21,9 +21,9 @@
 #             KERNELGEN_COLD_VERDICTS=1 each verdict is cold (a fresh judge, an empty Triton
 #             cache: tests/verify/suite.py), the time [V2] bounds by 60 s
 #   tests     every GPU test under TESTS (default tests/verify) in one process, -x
-#   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, then the
-#             adversarial suite's folders): each candidate in a fresh process over an empty Triton
-#             cache, COLD_PARALLEL at once, cut at COLD_S seconds; $OUT/cold-verdicts.jsonl as it goes
+#   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, each of
+#             which must be accepted): each candidate in a fresh process over an empty Triton
+#             cache, COLD_PARALLEL at once, cut at COLD_S s; $OUT/cold-verdicts.jsonl as it goes
 #   profile   scripts/profile_verify.py --ops PROFILE_OPS: an in-run verify sampled, and the
 #             round-trip floor of a judged call ($OUT/profile/); cut at PROFILE_S seconds
 . scripts/gpu/env.sh
@@ -67,7 +67,6 @@ fi
 if has cold; then
   if [ -z "${COLD:-}" ]; then
     COLD="$(grep -h -m1 '^# source' generated/kernelgen_ops/*.py | awk '{print $3}' | tr '\n' ' ')"
-    COLD+=" $(find tests/verify/candidates -maxdepth 1 -type d | sort | tr '\n' ' ')"
   fi
   # shellcheck disable=SC2086 # COLD is a list of paths
   TAIL=${COLD_TAIL:-60} step cold timeout "${COLD_S:-540}" python3 scripts/cold_verdicts.py \
