@@ -25,6 +25,11 @@ import math
 import torch
 
 POISONS = ("nan", "inf", "large", "bits")
+# The poisons a call under the CUDA profiler draws from: each fills a buffer with one fill_
+# kernel, which the profiler's check knows as a fill (answers.profiled). The other families
+# launch random and arithmetic kernels that it would count as the candidate's foreign work
+# (on the H200 every shipped kernel was rejected so, "distribution_elementwise_grid_stride").
+PROFILED = ("nan", "inf")
 RANDOM_SCALE = (1e-2, 1e2)
 _POISON_INT = -0x5A5A
 # The CUDA caching allocator's small pool serves requests up to 1 MiB from 2 MiB segments; a
@@ -46,7 +51,10 @@ class Draw:
         return self._gens[key]
 
     def uniform(self, device: torch.device) -> float:
-        return float(torch.rand((), generator=self.gen(device), device=device))
+        """A host draw (a family's choices: a sign, a scale), from a CPU generator: on CUDA a
+        device draw read back would launch a kernel and a copy inside the call."""
+        del device  # the same draw on every device
+        return float(torch.rand((), generator=self.gen(torch.device("cpu"))))
 
 
 def fill(t: torch.Tensor, draw: Draw) -> None:
