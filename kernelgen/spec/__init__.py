@@ -55,6 +55,8 @@ from pydantic import (
 from kernelgen import paths
 from kernelgen.errors import SpecError, UsageError, first_error
 from kernelgen.spec.domain import Dist, Domain, DType, Layout, Placement
+from kernelgen.spec.limits import Limit
+from kernelgen.spec.limits import check as check_limits
 from kernelgen.spec.routes import Route
 
 TensorDType = Literal[
@@ -257,6 +259,12 @@ class SpecData(_Strict):
         description="the domain the inputs come from: each run draws cases from it on top of "
         "`sizes`, reproducibly from the run's seed (kernelgen/spec/domain.py)",
     )
+    limits: list[Limit] = Field(
+        default_factory=list,
+        description="sizes where index arithmetic breaks (an input of 2^31 elements or more, "
+        "65536 rows or more), each one case on the GPU, checked on sampled rows "
+        "(kernelgen/spec/limits.py)",
+    )
 
     @model_validator(mode="after")
     def _dims_resolve(self) -> SpecData:
@@ -293,14 +301,15 @@ class SpecData(_Strict):
                 for d in (self.reduction, *self.bucket):
                     if d is not None and d not in item.dims:
                         raise ValueError(f"{group}.{item.name}: dims lack {d!r}")
+        needed = {_dim_name(d) for t in tensors for d in t.shape if isinstance(d, str)}
+        needed |= {s.dim for s in self.inputs if isinstance(s, ScalarInput) and s.dim}
+        needed |= {d for d in (self.reduction, *self.bucket) if d is not None}
         if self.domain is not None:
-            needed = {_dim_name(d) for t in tensors for d in t.shape if isinstance(d, str)}
-            needed |= {s.dim for s in self.inputs if isinstance(s, ScalarInput) and s.dim}
-            needed |= {d for d in (self.reduction, *self.bucket) if d is not None}
             try:
                 self.domain.fits(needed, list(self.dtypes))
             except ValueError as e:
                 raise ValueError(f"domain.{e}") from None
+        check_limits(self.limits, tensors, needed, self.dtypes, resolve_dim)
         return self
 
 
@@ -318,6 +327,11 @@ class Case(_Strict):
         False,
         description="drawn from SPEC.domain for this run's seed; its name says it in full: "
         "dims, each varying input's shape, strides and offset, dtype, distribution",
+    )
+    limit: str | None = Field(
+        None,
+        description="a limit case (SPEC.limits), run on CUDA only: the dim whose rows are "
+        "sampled, the output checked on those rows against the reference on them alone",
     )
 
     @property

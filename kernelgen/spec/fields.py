@@ -38,6 +38,7 @@ from kernelgen.spec import (
     Tolerance,
 )
 from kernelgen.spec.domain import Dim, Domain, Draws, Placement
+from kernelgen.spec.limits import Limit
 from kernelgen.spec.routes import RULES, Route, RouteArg, Takes
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec.md"
@@ -130,6 +131,20 @@ SECTIONS: list[Section] = [
         "may give one too). A bare layout draws its numbers per run.",
     ),
     Section(
+        model=Limit,
+        title="`SPEC.limits[]`",
+        anchor="limit",
+        blurb="A size where index arithmetic breaks: an input of 2^31 elements or more (an "
+        "int32 offset overflows) or 65536 rows or more (more programs than a CUDA grid's y or "
+        "z axis takes). Each is one case, `limit/NAME:dims/dtype/dist`, run on CUDA only (on "
+        "CPU it is reported not run). Its inputs are drawn on the GPU from the run's seed, a "
+        "block of rows at a time by the reference's own maker or the default one; the "
+        "candidate runs on all of them, and its output is checked on about 130 rows (the first "
+        "and last, those around 2^31 and 2^32 elements and program id 65536, the rest drawn "
+        "from the seed) against the reference on those rows in float64, with the error ratio. "
+        "A case runs one call and one more per other autotune config.",
+    ),
+    Section(
         model=Route,
         title="`SPEC.routes[]`",
         anchor="route",
@@ -201,6 +216,22 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
         "make_inputs builds the paged KV cache itself",
         "not shipped",
     ),
+    "SpecData.limits": (
+        [
+            {
+                "name": "rows",
+                "dims": {"rows": 65600, "cols": 32768},
+                "dtype": "bfloat16",
+                "rows": "rows",
+            }
+        ],
+        "softmax's first",
+    ),
+    "Limit.name": ("rows", "softmax"),
+    "Limit.dims": ({"rows": 262208, "cols": 8192}, "rms_norm's"),
+    "Limit.dtype": ("bfloat16", "softmax"),
+    "Limit.rows": ("M", "router_gemm's tokens"),
+    "Limit.dist": ("normal", "the default"),
     "Dim.range": ((1, 262144), "softmax's cols"),
     "Dim.choices": ([64, 128, 256, 512, 1024, 2048, 4096], "hadamard's D"),
     "Dim.cpu_max": (3001, "topk's N"),
@@ -257,6 +288,7 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
     "Case.dist": ("wide", "softmax"),
     "Case.fixed_dtypes": (("float32",), "router_gemm: its weights stay fp32"),
     "Case.drawn": (True, "a drawn case"),
+    "Case.limit": ("rows", "softmax's limit cases"),
 }
 
 # What each named value means, where the name alone does not say it (kernelgen/spec/inputs.py
