@@ -8,6 +8,7 @@ failure belongs to.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,9 @@ class Answers:
         self, reply: Reply, out_file: Path, truth: CaseTruth, variant: str, case: Case
     ) -> tuple[Any, CaseResult]:
         inputs = truth.variants[variant]
-        fail = structure(reply, inputs.native, self.device)
+        sampled = inputs.sampled
+        expected = inputs.native if sampled is None else sampled.whole(inputs.native)
+        fail = structure(reply, expected, self.device)
         if fail:
             raise Rejected(fail)
         mark = time.monotonic()
@@ -68,7 +71,11 @@ class Answers:
         except Exception as e:  # the file or handle is the candidate process's: anything goes
             raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
         self.costs.add("judge_read", time.monotonic() - mark)
-        result = self.judge_values(out, inputs, case)
+        if sampled is None:
+            result = self.judge_values(out, inputs, case)
+        else:  # a limit case: judged on its sampled rows, which are what it returns
+            out = sampled.take(out)
+            result = self.judge_sampled(out, inputs, case)
         if reply.input_digests != inputs.digests:
             raise Rejected(Failure("mutation", "an input changed during the call"))
         for leaf in reply.leaves:
@@ -76,10 +83,46 @@ class Answers:
                 raise Rejected(Failure("aliasing", "the output shares memory with an input"))
         return out, result
 
+    def judge_sampled(self, out: Any, inputs: Inputs, case: Case) -> CaseResult:
+        """A limit case's rows against the truth on them. A wrong value is named by its row in
+        the whole output: the first sampled row that fails alone."""
+        sampled = inputs.sampled
+        assert sampled is not None
+        n = int(sampled.rows.numel())
+        try:
+            result = self.judge_values(out, inputs, case)
+        except Rejected as r:
+            failure = r.failure
+            row = (
+                self._first_wrong_row(out, inputs, case)
+                if failure.category == "incorrect"
+                else None
+            )
+            reason = row or f"{failure.reason} (on {n} of {sampled.total} rows)"
+            raise Rejected(Failure(failure.category, reason)) from None
+        return result.model_copy(update={"note": f"checked on {n} of {sampled.total} rows"})
+
+    def _first_wrong_row(self, out: Any, inputs: Inputs, case: Case) -> str | None:
+        sampled = inputs.sampled
+        assert sampled is not None
+        for i, row in enumerate(sampled.rows.tolist()):
+            alone = dataclasses.replace(
+                inputs,
+                ref=sampled.pick(inputs.ref, i),
+                native=sampled.pick(inputs.native, i),
+                native_errs=None,
+                sampled=sampled.one(i),
+            )
+            try:
+                self.judge_values(sampled.pick(out, i), alone, case)
+            except Rejected as r:
+                return f"row {row} of {sampled.total}: {r.failure.reason}"
+        return None
+
     def judge_values(self, out: Any, inputs: Inputs, case: Case) -> CaseResult:
         ref64 = inputs.ref
         if self.spec.compare is not None:
-            msg = self.spec.judge(out, ref64, case, inputs.args)
+            msg = self.spec.judge(out, ref64, case, _args(inputs))
             if msg:
                 raise Rejected(Failure("incorrect", msg))
             return self.judge_ratio(out, inputs, case)
@@ -116,9 +159,9 @@ class Answers:
         step, router_gemm's bound) must not let a biased or downgraded kernel through."""
         hook = getattr(self.spec.module, "error_values", None)
         if inputs.native_errs is None:  # the same for every candidate of the run
-            native = checks.error_pairs(inputs.native, inputs.ref, inputs.args, hook)
+            native = checks.error_pairs(inputs.native, inputs.ref, _args(inputs), hook)
             inputs.native_errs = checks.pair_errors(native)
-        pairs = checks.error_pairs(out, inputs.ref, inputs.args, hook)
+        pairs = checks.error_pairs(out, inputs.ref, _args(inputs), hook)
         if not pairs:
             return CaseResult(name=case.name, status="passed")
         cand_err = max(checks.pair_errors(pairs))
@@ -134,7 +177,7 @@ class Answers:
         if self.spec.compare is not None:
             # The operator's own rule, the first answer standing for the truth: two honest
             # calls of a top-k may list the same set in another order.
-            msg = self.spec.judge(again, first, case, inputs.args)
+            msg = self.spec.judge(again, first, case, _args(inputs))
             if msg:
                 raise Rejected(Failure("stale", f"{what} disagrees with the first: {msg}"))
             return
@@ -158,6 +201,11 @@ class Answers:
             )
         if not names:
             raise Rejected(Failure("provenance", "the profiler saw no kernel run"))
+
+
+def _args(inputs: Inputs) -> list[Any]:
+    """The arguments the truth was computed on: a limit case's at its sampled rows."""
+    return inputs.args if inputs.sampled is None else inputs.sampled.args
 
 
 def structure(reply: Reply, expected: Any, device: str) -> Failure | None:

@@ -21,6 +21,7 @@ from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.spec.draw import drawn_cases
 from kernelgen.verify import ahead, sanitizer
 from kernelgen.verify.checks import Failure, Rejected, classify
+from kernelgen.verify.limits import limit_cases
 from kernelgen.verify.sandbox import DEFAULT_MEMORY_MB, sandbox_env
 from kernelgen.verify.session import Pool
 from kernelgen.verify.truth import Truths
@@ -73,7 +74,13 @@ class Evaluator:
         self.rng = random.Random(self.seed)
         # The fixed cases, then `draws` more from SPEC.domain (by default the domain's number
         # for this device): the same seed draws the same ones, so a failure there is reproduced.
-        self.grid: list[Case] = self.spec.cases + drawn_cases(self.spec, self.seed, device, draws)
+        # Then the limit cases (SPEC.limits), last since they cost most: run on CUDA only, and
+        # listed on CPU as not run there, as the other GPU-only cases are.
+        self.grid: list[Case] = (
+            self.spec.cases
+            + drawn_cases(self.spec, self.seed, device, draws)
+            + limit_cases(self.spec)
+        )
         self.memory_mb = memory_mb
         self.cap_s = deadline_s or DEADLINE_CAP_S[device]
         self.sanitize = sanitize

@@ -32,9 +32,15 @@ _MIX1, _MIX2 = _signed(0xBF58476D1CE4E5B9), _signed(0x94D049BB133111EB)
 _STREAMS = (_signed(0x2545F4914F6CDD1D), _signed(0x5851F42D4C957F2D))
 
 
-def _weights(n: int, stream: int, device: torch.device) -> torch.Tensor:
-    """One pseudo-random odd int64 weight per position (splitmix64 of the index, wrapping)."""
-    z = torch.arange(n, dtype=torch.int64, device=device) * _GOLDEN + stream
+# Words per pass of `fingerprint`: its int64 temporaries take 8 bytes a word, several at once,
+# so a storage of GBs (a limit case's input) is digested a slice at a time, in a few hundred MB.
+_SLICE = 1 << 25
+
+
+def _weights(n: int, stream: int, device: torch.device, start: int = 0) -> torch.Tensor:
+    """One pseudo-random odd int64 weight per position from `start` on (splitmix64 of the
+    index, wrapping)."""
+    z = torch.arange(start, start + n, dtype=torch.int64, device=device) * _GOLDEN + stream
     z = (z ^ (z >> 30)) * _MIX1
     z = (z ^ (z >> 27)) * _MIX2
     return (z ^ (z >> 31)) | 1
@@ -64,11 +70,19 @@ def fingerprint(raw: torch.Tensor) -> str:
     equal with odds of about 2**-128. Integer arithmetic only, so it is the same on any device."""
     n = raw.numel()
     body = n - n % 4
-    words = torch.cat([raw[:body].view(torch.int32).to(torch.int64), raw[body:].to(torch.int64)])
-    # One read back to the host for both sums.
-    sums = torch.stack(
-        [(words * _weights(words.numel(), s, words.device)).sum() for s in _STREAMS]
-    ).tolist()
+    words = raw[:body].view(torch.int32)
+    # The words, then each byte past the last whole word, weighted by position. The sums wrap
+    # mod 2**64 whatever the order of their terms, so slice by slice they are the same; kept on
+    # the device, one read back to the host for both.
+    parts = [(start, words[start : start + _SLICE]) for start in range(0, words.numel(), _SLICE)]
+    parts.append((words.numel(), raw[body:]))
+    total = torch.zeros(len(_STREAMS), dtype=torch.int64, device=raw.device)
+    for start, part in parts:
+        wide = part.to(torch.int64)
+        total += torch.stack(
+            [(wide * _weights(wide.numel(), s, wide.device, start)).sum() for s in _STREAMS]
+        )
+    sums = total.tolist()
     return f"fp{n}:" + "".join(f"{s & ((1 << 64) - 1):016x}" for s in sums)
 
 

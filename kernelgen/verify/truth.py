@@ -21,6 +21,7 @@ import torch
 
 from kernelgen.spec import Case, OpSpec
 from kernelgen.spec.inputs import case_inputs, case_seed
+from kernelgen.verify import limits
 from kernelgen.verify.protocol import Shared, TensorMeta
 from kernelgen.verify.tensors import lend, storage_digest, whole
 
@@ -41,6 +42,8 @@ class Inputs:
     native: Any  # torch's result in the case dtype: the yardstick of the error ratio
     digests: list[str]  # a digest of each tensor input's storage, before any call
     native_errs: list[float] | None = None  # torch's relative error per output, once known
+    # A limit case's: the rows `ref` and `native` are of, and the inputs at them
+    sampled: limits.Sampled | None = None
 
     @property
     def file(self) -> Path:
@@ -138,6 +141,8 @@ class Truths:
         return self._cases[case.name]
 
     def _compute(self, case: Case) -> CaseTruth:
+        if case.limit is not None:
+            return self._limit(case)
         truth = CaseTruth(case=case)
         stem = case.name.replace("/", "-")
         for variant in VARIANTS:
@@ -167,3 +172,19 @@ class Truths:
             if variant == "a":
                 truth.layout = meta(args)
         return truth
+
+    def _limit(self, case: Case) -> CaseTruth:
+        """A limit case: one input set (its calls are few: verdict.py), drawn on the judge's
+        device; the truth on its sampled rows (limits.py)."""
+        args, sampled, ref, native = limits.truth(self.spec, case, self.seed, self.device)
+        inputs = Inputs(
+            args=args,
+            where=self.folder / f"{case.name.replace('/', '-')}-a.pt",
+            ref=ref,
+            native=native,
+            digests=[storage_digest(a) for a in args if isinstance(a, torch.Tensor)],
+            sampled=sampled,
+        )
+        if self.device == "cpu":
+            _ = inputs.file
+        return CaseTruth(case=case, variants={"a": inputs}, layout=meta(args))

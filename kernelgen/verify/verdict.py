@@ -338,6 +338,8 @@ class Judging:
         seen: dict[str, Any] = {}
         base, alone = sweep.case_pins(self.spaces, self.device, self.cases_planned)
         self.cases_planned += 1
+        if case.limit is not None:
+            return self.limit_steps(case, truth, results, base, alone)
 
         def first(reply: Reply, out: Any, result: CaseResult) -> None:
             seen.update(out=out, result=result, slowest=reply.seconds)
@@ -395,15 +397,43 @@ class Judging:
             ),
         ] + [self.step(case, truth, "b" if i % 2 else "a", pin=pin) for i, pin in enumerate(alone)]
 
+    def limit_steps(
+        self,
+        case: Case,
+        truth: CaseTruth,
+        results: list[CaseResult],
+        base: dict[str, int],
+        alone: list[dict[str, int]],
+    ) -> list[_Step]:
+        """A limit case's calls: what only its size shows, each a full check on its sampled
+        rows. One call under the guard into poisoned memory: offsets that wrap past 2^31 read
+        or write other rows, and a grid that cannot launch fails (the guard also sees a
+        fallback to torch taken only at this size). Then each other config of each autotuned
+        kernel alone, since a config's block sizes set its grid and its offsets; each is a
+        ~ms kernel on the GPU. Not run: B (caching and shared outputs show on every other case,
+        and a second input set would double the GBs the judge holds), and the calls into random
+        fills and without the guard (what they look for does not depend on size)."""
+
+        def done(reply: Reply, out: Any, result: CaseResult) -> None:
+            results.append(result.model_copy(update={"seconds": round(reply.seconds, 4)}))
+
+        return [self.step(case, truth, "a", then=done, pin=base)] + [
+            self.step(case, truth, "a", pin=pin) for pin in alone
+        ]
+
     def extra_steps(self, run: list[tuple[Case, CaseTruth]]) -> list[_Step]:
         ev = self.ev
         steps: list[_Step] = []
-        smallest = min(run, key=lambda ct: _numel(ct[0]))
+        # The many calls in a row on a small case, never a limit case (GBs a call).
+        smallest = min(
+            [ct for ct in run if ct[0].limit is None] or run, key=lambda ct: _numel(ct[0])
+        )
         largest = max(run, key=lambda ct: _numel(ct[0]))
         # A call after many calls: a kernel that counts its calls and changes after N.
         lo, hi = MANY_CALLS[self.device]
         n = ev.rng.randint(lo, hi)
-        steps.append(self.step(*smallest, "b", repeat=n, context=f"after {n} calls in a row"))
+        other = "b" if "b" in smallest[1].variants else "a"  # a limit case has one input set
+        steps.append(self.step(*smallest, other, repeat=n, context=f"after {n} calls in a row"))
         if self.device == "cuda":
             # Every CUDA kernel of one call (the largest case, where a size-triggered fallback
             # would show) must be one of the candidate's Triton kernels, or a layout copy or
@@ -435,6 +465,8 @@ def _numel(case: Case) -> int:
 
 
 def _why_not(case: Case) -> str:
+    if case.limit is not None:
+        return "not run on CPU: a limit case (GPU only; its inputs are GBs)"
     why = (
         "bf16 arithmetic is wrong in the interpreter"
         if "bfloat16" in (case.dtype, *case.fixed_dtypes)

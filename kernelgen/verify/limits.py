@@ -1,0 +1,215 @@
+"""Limit cases (SPEC.limits, kernelgen/spec/limits.py) on the judge's side: the cases, their
+inputs drawn on the judge's device, the rows their truth is computed on, and the candidate's
+output gathered at those rows.
+
+A limit case's inputs are GBs: drawing them on the CPU (in float64, then moved) took minutes,
+and the reference in float64 on all of them would need several times their memory. So they are
+drawn where the judge runs, by the operator's own maker (or the default one) a block of rows at
+a time, each block from its own seed derived from the run's; the candidate runs on all of them;
+and the truth is the reference, in float64 and in the case dtype (for the error ratio), on a few
+hundred rows: the first and last, those around where an offset into a row-indexed tensor passes
+2^31 and 2^32 elements and where a row's program id passes 65535, and rows drawn at random from
+the run's seed. The operators with limits are row-wise (a row's output depends on its inputs'
+row and on the inputs without rows), so the reference on the gathered rows is the reference's
+output at those rows.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from kernelgen.errors import SpecError
+from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Case, OpSpec, Size, TensorInput
+from kernelgen.spec import resolve_dim as _resolve
+from kernelgen.spec.inputs import case_seed, make_inputs
+from kernelgen.spec.limits import ELEMENTS, ROWS
+
+# Rows drawn at random besides the boundary ones: with the boundaries they are 64-256 in all
+# (a kernel wrong on a band of rows shows on the ones around it; one wrong on scattered rows,
+# here by chance).
+SAMPLES = 128
+# Elements of the widest row input per call of the maker: its float64 draws of a block are then
+# a few hundred MB, where the whole tensor's would be 16 GiB and more.
+BLOCK_ELEMENTS = 1 << 25
+# One limit case drawn at a time: the truth's threads draw several cases at once, and two limit
+# cases' inputs and a maker's float64 blocks at once would be GBs more than either needs.
+_DRAWING = threading.Lock()
+
+
+def limit_cases(spec: OpSpec) -> list[Case]:
+    """One case per SPEC limit, named `limit/NAME:dims/dtype/dist`. GPU-only: the interpreter
+    would take hours on one, so on CPU they are reported not run."""
+    fixed = tuple(
+        sorted(
+            {
+                i.dtype
+                for i in spec.data.inputs
+                if isinstance(i, TensorInput) and i.dtype in DEFAULT_TOLERANCES
+            }
+        )
+    )
+    cases = []
+    for limit in spec.data.limits:
+        dims = ",".join(f"{k}={v}" for k, v in limit.dims.items())
+        size = Size(name=f"limit/{limit.name}:{dims}", dims=limit.dims)
+        cases.append(
+            Case(
+                name=f"{size.name}/{limit.dtype}/{limit.dist}",
+                size=size,
+                dtype=limit.dtype,
+                dist=limit.dist,
+                fixed_dtypes=fixed,  # type: ignore[arg-type]
+                limit=limit.rows,
+            )
+        )
+    return cases
+
+
+def _row_inputs(spec: OpSpec, rows: str) -> list[int]:
+    """The arguments (positions) whose shape starts with the rows dim."""
+    return [
+        i
+        for i, item in enumerate(spec.data.inputs)
+        if isinstance(item, TensorInput) and item.shape[:1] == [rows]
+    ]
+
+
+def draw(spec: OpSpec, case: Case, seed: int, device: str) -> list[Any]:
+    """The case's inputs on `device`, a block of rows at a time: each block made by make_inputs
+    (the reference's own maker where it has one) on the device, from a seed of its own; the
+    inputs without rows (weights) and the scalars are the first block's. The same seed draws
+    the same inputs on the same device."""
+    assert case.limit is not None
+    dims, rows = case.dims, case.limit
+    total = dims[rows]
+    at = _row_inputs(spec, rows)
+    items = spec.data.inputs
+    width = max(
+        math.prod(_resolve(d, dims) for d in items[i].shape[1:])  # type: ignore[union-attr]
+        for i in at
+    )
+    per = max(1, BLOCK_ELEMENTS // max(1, width))
+    args: list[Any] = []
+    for n, start in enumerate(range(0, total, per)):
+        count = min(per, total - start)
+        block = BenchShape(
+            name=f"{case.size.name}@{start}", dims={**dims, rows: count}, dtype=case.dtype
+        )
+        part = make_inputs(
+            spec, block, case.dtype, case.dist, case_seed(seed, f"{case.name}/a/{n}"), device
+        )
+        if not args:
+            args = [
+                torch.empty((total, *a.shape[1:]), dtype=a.dtype, device=device) if i in at else a
+                for i, a in enumerate(part)
+            ]
+        for i in at:
+            args[i][start : start + count].copy_(part[i])
+    return args
+
+
+def sample_rows(
+    total: int, widths: list[int], rng: random.Random, count: int = SAMPLES
+) -> list[int]:
+    """The rows checked: the first and last two; either side of each row where an offset into
+    a tensor of these row widths (elements per row) reaches 2^31 or 2^32, and of program id
+    65536 (a grid axis's end); `count` more at random. All of them when there are few."""
+    picked = {0, 1, total - 2, total - 1, ROWS - 1, ROWS, ROWS + 1}
+    for w in widths:
+        for edge in (ELEMENTS, 2 * ELEMENTS):
+            r = edge // max(1, w)
+            picked |= {r - 1, r, r + 1}
+    picked = {r for r in picked if 0 <= r < total}
+    if total <= len(picked) + count:
+        return list(range(total))
+    picked |= set(rng.sample(range(total), count))
+    return sorted(picked)
+
+
+@dataclass
+class Sampled:
+    """The rows a limit case is checked on, and the inputs at them."""
+
+    rows: torch.Tensor  # int64, sorted, on the judge's device
+    total: int  # rows of the whole case
+    args: list[Any]  # the row inputs at the rows; the others whole
+    at: list[int]  # which arguments are row inputs
+
+    def take(self, out: Any) -> Any:
+        """An output's sampled rows (a tuple's leaves each)."""
+        if isinstance(out, (tuple, list)):
+            return tuple(leaf.index_select(0, self.rows) for leaf in out)
+        return out.index_select(0, self.rows)
+
+    def whole(self, sampled: Any) -> Any:
+        """What a whole output looks like (shapes and dtypes, no memory): a sampled one's
+        leaves with all the rows."""
+
+        def one(t: torch.Tensor) -> torch.Tensor:
+            return torch.empty((self.total, *t.shape[1:]), dtype=t.dtype, device="meta")
+
+        if isinstance(sampled, tuple):
+            return tuple(one(t) for t in sampled)
+        return one(sampled)
+
+    def one(self, i: int) -> Sampled:
+        """The i-th sampled row alone, to say which row a failure is on."""
+        pick = torch.tensor([i], device=self.rows.device)
+        args = [a.index_select(0, pick) if j in self.at else a for j, a in enumerate(self.args)]
+        return Sampled(rows=self.rows[i : i + 1], total=self.total, args=args, at=self.at)
+
+    @staticmethod
+    def pick(out: Any, i: int) -> Any:
+        """The i-th row of an output already gathered at the sampled rows."""
+        if isinstance(out, (tuple, list)):
+            return tuple(leaf[i : i + 1] for leaf in out)
+        return out[i : i + 1]
+
+
+def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], Sampled, Any, Any]:
+    """The case's inputs (whole, on `device`), the sampled rows, and the reference on them in
+    float64 and in the case dtype."""
+    assert case.limit is not None
+    with _DRAWING:
+        args = draw(spec, case, seed, device)
+        if device == "cuda":
+            torch.cuda.empty_cache()  # the makers' blocks: memory the candidate's process needs
+    at = _row_inputs(spec, case.limit)
+    total = case.dims[case.limit]
+    widths = [math.prod(args[i].shape[1:]) for i in at]
+    with torch.no_grad():
+        probe = spec.reference(*_gather(args, at, torch.zeros(1, dtype=torch.long, device=device)))
+    leaves = list(probe) if isinstance(probe, (tuple, list)) else [probe]
+    for n, leaf in enumerate(leaves):
+        if not isinstance(leaf, torch.Tensor) or leaf.dim() == 0 or leaf.shape[0] != 1:
+            raise SpecError(
+                f"{spec.path}: SPEC.limits: the reference's output {n} on one row has no row dim "
+                f"first ({getattr(leaf, 'shape', type(leaf).__name__)}); limits need row-wise "
+                "outputs"
+            )
+        widths.append(math.prod(leaf.shape[1:]))
+    rng = random.Random(case_seed(seed, f"{case.name}/rows"))
+    rows = torch.tensor(sample_rows(total, widths, rng), dtype=torch.long, device=device)
+    sampled = Sampled(rows=rows, total=total, args=_gather(args, at, rows), at=at)
+    with torch.no_grad():
+        ref = spec.reference(*_upcast(sampled.args))
+        native = spec.reference(
+            *[a.clone() if isinstance(a, torch.Tensor) else a for a in sampled.args]
+        )
+    return args, sampled, ref, native
+
+
+def _gather(args: list[Any], at: list[int], rows: torch.Tensor) -> list[Any]:
+    return [a.index_select(0, rows) if i in at else a for i, a in enumerate(args)]
+
+
+def _upcast(args: list[Any]) -> list[Any]:
+    return [
+        a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
+    ]
