@@ -95,6 +95,20 @@ class Dim(_Strict):
     at_most: str | None = Field(
         None, description="another dim this one never exceeds (topk's k, at most N)"
     )
+    multiple_of: int | str | None = Field(
+        None,
+        description="a block size every value is a multiple of (act_quant's K, whole groups of "
+        "128), or a dim drawn before it whose value is (attention's Hq, whole groups of Hkv): "
+        "the kinds of size are then drawn in those units (one group, a prime number of them)",
+        examples=[128, "Hkv"],
+    )
+    maker: bool = Field(
+        False,
+        description="no input's shape uses it: the reference's make_inputs reads it from the "
+        "drawn size (fused_moe's routing, sparse_attn's padded rows), and the case's name says "
+        "it; its choices may include 0",
+        examples=[True],
+    )
 
     @model_validator(mode="after")
     def _range_or_choices(self) -> Dim:
@@ -102,8 +116,19 @@ class Dim(_Strict):
             raise ValueError("give either range or choices, not both or neither")
         if self.range is not None and not (1 <= self.range[0] <= self.range[1]):
             raise ValueError(f"range {list(self.range)}: expected 1 <= lo <= hi")
-        if self.choices is not None and (not self.choices or min(self.choices) < 1):
-            raise ValueError(f"choices {self.choices}: expected positive ints")
+        least = 0 if self.maker else 1
+        if self.choices is not None and (not self.choices or min(self.choices) < least):
+            kind = "ints >= 0" if self.maker else "positive ints"
+            raise ValueError(f"choices {self.choices}: expected {kind}")
+        if self.multiple_of is not None and self.choices is not None:
+            raise ValueError("multiple_of with choices: list the multiples as choices")
+        if isinstance(self.multiple_of, int) and (
+            self.multiple_of < 1 or self.hi(cpu=True) < self.multiple_of
+        ):
+            raise ValueError(
+                f"multiple_of {self.multiple_of}: expected a block size no larger than the "
+                f"range's top (on CPU too), {self.hi(cpu=True)}"
+            )
         return self
 
     @property
@@ -124,8 +149,9 @@ class Draws(_Strict):
 
 class Domain(_Strict):
     dims: dict[str, Dim] = Field(
-        description="every dim the inputs' shapes, `reduction`, `bucket` and dim scalars use; "
-        "drawn in this order (a dim drawn first may take most of the element budget)"
+        description="every dim the inputs' shapes, `reduction`, `bucket` and dim scalars use "
+        "(but the `derived` ones), and the `maker` dims; drawn in this order (a dim drawn first "
+        "may take most of the element budget)"
     )
     dtypes: list[DType] | None = Field(
         None,
@@ -135,12 +161,12 @@ class Domain(_Strict):
     layouts: list[Layout] = Field(
         ["contiguous"],
         min_length=1,
-        description="the layouts drawn for the inputs whose `layout_varies` (\"all\": every one)",
+        description='the layouts drawn for the inputs whose `layout_varies` ("all": every one)',
     )
     dists: list[Dist] = Field(
         min_length=2,
         description="the value distributions drawn from, those the operator's semantics allow "
-        "(no NaN where the reference is undefined on it; \"all\": every one)",
+        '(no NaN where the reference is undefined on it; "all": every one)',
     )
     lead: str | None = Field(
         None,
@@ -149,6 +175,19 @@ class Domain(_Strict):
     )
     max_rank: int = Field(
         2, ge=2, le=4, description="the highest rank an input that starts with `lead` takes"
+    )
+    heads: str | None = Field(
+        None,
+        description="without a `lead`: the dim that a leading view slices in the inputs that "
+        "are 3-D already (the Hq of an attention q [B, Hq, D], the q heads of a fused qkv)",
+        examples=["Hq"],
+    )
+    derived: list[str] = Field(
+        default_factory=list,
+        description="dims not drawn: the reference's `derive_dims(dims) -> dict` computes them "
+        "from the drawn ones (decode_attn's table width P and cache pages N, which the "
+        "lengths fix)",
+        examples=[["P", "N"]],
     )
     cpu_elements: int = Field(
         1 << 16,
@@ -183,19 +222,39 @@ class Domain(_Strict):
                     raise ValueError(
                         f"dims.{name}.at_most: {dim.at_most!r} is not a dim drawn before it"
                     )
+            if isinstance(dim.multiple_of, str):
+                order = list(self.dims)
+                unit = self.dims.get(dim.multiple_of)
+                if unit is None or order.index(dim.multiple_of) > order.index(name):
+                    raise ValueError(
+                        f"dims.{name}.multiple_of: {dim.multiple_of!r} is not a dim drawn before it"
+                    )
+                if any(unit.hi(cpu) > dim.hi(cpu) for cpu in (True, False)):
+                    raise ValueError(
+                        f"dims.{name}.multiple_of: {dim.multiple_of!r} may exceed it (its top, "
+                        "on CPU too, must be at most this dim's)"
+                    )
         if self.lead is not None and self.lead not in self.dims:
             raise ValueError(f"lead: {self.lead!r} is not one of dims {sorted(self.dims)}")
-        if "leading" in self.layouts and (self.lead is None or self.max_rank < 3):
-            raise ValueError("layouts: leading needs `lead` and max_rank >= 3 (a 3-D view)")
+        if self.heads is not None and (self.heads not in self.dims or self.dims[self.heads].maker):
+            raise ValueError(f"heads: {self.heads!r} is not a shape's dim of {sorted(self.dims)}")
+        split = self.lead is not None and self.max_rank >= 3
+        if "leading" in self.layouts and not split and self.heads is None:
+            raise ValueError(
+                "layouts: leading needs `lead` and max_rank >= 3 (a 3-D view), or `heads`"
+            )
+        if set(self.derived) & set(self.dims):
+            raise ValueError(f"derived: {sorted(set(self.derived) & set(self.dims))} also drawn")
         if self.contiguous_only is not None and self.layouts != ["contiguous"]:
             raise ValueError(f"layouts: {self.layouts} with contiguous_only; expected contiguous")
         return self
 
     def fits(self, needed: set[str], dtypes: list[str]) -> None:
         """The domain draws what the sizes hold: the dims the spec needs, in its dtypes."""
-        if set(self.dims) != needed:
+        shaped = {n for n, d in self.dims.items() if not d.maker} | set(self.derived)
+        if shaped != needed:
             raise ValueError(
-                f"dims: {sorted(self.dims)}, the inputs, reduction and bucket use {sorted(needed)}"
+                f"dims: {sorted(shaped)}, the inputs, reduction and bucket use {sorted(needed)}"
             )
         if self.dtypes is not None and not set(self.dtypes) <= set(dtypes):
             raise ValueError(f"dtypes: {self.dtypes} outside SPEC's dtypes {dtypes}")

@@ -7,6 +7,11 @@ the case in full. Each dim is drawn as one of the sizes that break kernels (KIND
 over a run's draws, and so are the layouts, dtypes and distributions. A CPU draw stays within
 the domain's CPU caps, so the interpreter runs it in about the time of a fixed case, and in the
 dtypes the interpreter computes right.
+
+Operators with invariants between their dims draw within them: a dim in whole blocks (K in
+groups of 128, Hq in groups of Hkv) is drawn as a count of blocks, of the kinds above; a dim
+that others fix (a table's width from the lengths) comes from the reference's `derive_dims`; a
+dim no shape uses (a routing mode) is drawn like the others for the reference's maker to read.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Generic, TypeVar
 
 import torch
 
+from kernelgen.errors import SpecError
 from kernelgen.spec import (
     DEFAULT_TOLERANCES,
     INTERPRETER_DTYPES,
@@ -120,30 +126,45 @@ def _size(
 ) -> Size:
     budget = domain.cpu_elements if cpu else domain.cuda_elements
     tensors = [i for i in spec.data.inputs if isinstance(i, TensorInput)]
+    complete = _deriver(spec, domain)
 
     def largest(dims: dict[str, int]) -> int:
-        return max(math.prod(resolve_dim(d, dims) for d in t.shape) for t in tensors)
+        full = complete(dims)
+        return max(math.prod(resolve_dim(d, full) for d in t.shape) for t in tensors)
 
+    views = _viewed(tensors, domain) if layout == "leading" else set()
     dims: dict[str, int] = {}
     for name, dim in domain.dims.items():
         rows = layout == "leading" and name == domain.lead
         lo = max(dim.lo, LEADING_ROWS) if rows else dim.lo
+        lo = max(lo, 2) if name in views else lo
         top = dim.hi(cpu) if dim.at_most is None else min(dim.hi(cpu), dims[dim.at_most])
+        # A dim drawn in whole blocks (K in groups of 128, Hq in groups of Hkv) is drawn as a
+        # count of them: one block, a prime count, a bench shape's count or one either side.
+        unit = _unit(dim.multiple_of, dims)
+        lo, top = -(-lo // unit), top // unit
         # The dims not yet drawn at their least, to see how much room this one has.
         probe = {**{k: d.lo for k, d in domain.dims.items()}, **dims}
-        hi = _room(name, lo, top, probe, largest, budget)
-        if hi < lo and rows:  # no room for a leading view: pad the rows instead
-            layout, lo = "strided", dim.lo
-            hi = _room(name, lo, top, probe, largest, budget)
-        bench = sorted({s.dims[name] for s in spec.data.bench if name in s.dims})
-        dims[name] = _dim(kinds[name].deal(), lo, max(lo, hi), dim.choices, bench, rng)
+        hi = _room(name, lo, top, probe, largest, budget, unit)
+        if hi < lo and (rows or name in views):  # no room for a leading view: pad the rows
+            layout, lo, views = "strided", -(-dim.lo // unit), set()
+            hi = _room(name, lo, top, probe, largest, budget, unit)
+        listed = [s.dims[name] for s in spec.data.bench if name in s.dims]
+        bench = sorted({b // unit for b in listed if b % unit == 0})
+        dims[name] = unit * _dim(kinds[name].deal(), lo, max(lo, hi), dim.choices, bench, rng)
     shapes = _ranks(spec, domain, dims, layout, rng)
-    placement = _placement(layout, shapes, rng)
+    full = complete(dims)
+    varying = {
+        t.name: shapes.get(t.name) or [resolve_dim(d, full) for d in t.shape]
+        for t in tensors
+        if t.layout_varies
+    }
+    placement = _placement(layout, varying, rng)
     seen = []
     for t in tensors:
         if not t.layout_varies:
             continue
-        shape = shapes.get(t.name) or [resolve_dim(d, dims) for d in t.shape]
+        shape = varying[t.name]
         laid = place(torch.empty(shape, device="meta"), placement)
         seen.append(
             f"{t.name}={placement.kind}{_ints(shape)}strides{_ints(laid.stride())}"
@@ -152,10 +173,10 @@ def _size(
     small = largest(dims) <= domain.cpu_elements and all(
         v <= d.hi(cpu=True) for v, d in zip(dims.values(), domain.dims.values(), strict=True)
     )
-    name = f"{label}:" + ",".join(f"{k}={v}" for k, v in dims.items())
+    name = f"{label}:" + ",".join(f"{k}={v}" for k, v in full.items())
     return Size(
         name=":".join([name, *seen]),
-        dims=dims,
+        dims=full,
         shapes=shapes,
         layout=placement,
         interpreter=small,
@@ -169,10 +190,51 @@ def _room(
     dims: dict[str, int],
     largest: Callable[[dict[str, int]], int],
     budget: int,
+    unit: int = 1,
 ) -> int:
-    """The largest value of dim `name` in [lo, hi] that keeps every input within `budget`
-    elements, the other dims as in `dims`; lo - 1 when none does."""
-    return _last_true(lo, hi, lambda v: largest({**dims, name: v}) <= budget)
+    """The largest count v of `unit`s in [lo, hi] at which dim `name` (v * unit) keeps every
+    input within `budget` elements, the other dims as in `dims`; lo - 1 when none does."""
+    return _last_true(lo, hi, lambda v: largest({**dims, name: v * unit}) <= budget)
+
+
+def _unit(multiple_of: int | str | None, dims: dict[str, int]) -> int:
+    """The block a dim's values are whole multiples of: a size, a dim drawn before, or 1."""
+    if multiple_of is None:
+        return 1
+    return multiple_of if isinstance(multiple_of, int) else dims[multiple_of]
+
+
+def _viewed(tensors: list[TensorInput], domain: Domain) -> set[str]:
+    """The dims a leading view of inputs that are 3-D already needs 2 or more of: the heads it
+    slices and every dim above them, so that its strides fold into no single row stride."""
+    if domain.heads is None:
+        return set()
+    above = {d for t in tensors if t.layout_varies and len(t.shape) >= 3 for d in t.shape[:-2]}
+    return {domain.heads} | {d for d in above if isinstance(d, str) and d in domain.dims}
+
+
+def _deriver(spec: OpSpec, domain: Domain) -> Callable[[dict[str, int]], dict[str, int]]:
+    """Drawn dims completed with the derived ones, which the reference's derive_dims computes
+    (decode_attn's table width and cache pages, from the lengths)."""
+    if not domain.derived:
+        return lambda dims: dims
+    derive = getattr(spec.module, "derive_dims", None)
+    if not callable(derive):
+        raise SpecError(
+            f"{spec.path}: SPEC.domain.derived {domain.derived} needs derive_dims(dims) -> dict "
+            "in the reference"
+        )
+
+    def complete(dims: dict[str, int]) -> dict[str, int]:
+        got = derive(dict(dims))
+        if not isinstance(got, dict) or set(got) != set(domain.derived):
+            raise SpecError(
+                f"{spec.path}: derive_dims({dims}) returned {got!r}, expected the dims "
+                f"{domain.derived}"
+            )
+        return {**dims, **got}
+
+    return complete
 
 
 def _last_true(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
@@ -293,9 +355,9 @@ def _split(rows: int, parts: int, rng: random.Random, layout: str) -> list[int]:
 
 
 def _placement(layout: str, shapes: dict[str, list[int]], rng: random.Random) -> Placement:
-    """The layout's numbers: padding as a fixed size's (3 to 15), a leading view among up to
-    twice its heads more (the k and v of a fused qkv), an offset of 1 to 37 (odd ones break
-    16-byte alignment)."""
+    """The layout's numbers (`shapes`: the varying inputs'): padding as a fixed size's (3 to
+    15), a leading view among up to twice its heads more (the k and v of a fused qkv), an offset
+    of 1 to 37 (odd ones break 16-byte alignment)."""
     if layout == "strided":
         return Placement(kind="strided", pad=rng.randint(3, 15))
     if layout == "leading":
