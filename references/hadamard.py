@@ -88,6 +88,16 @@ SPEC = {
         "lead": "rows",
         "max_rank": 4,
     },
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 128-wide heads
+    # (tokens x heads rows, 262k tokens of 64 heads) past 2^31 elements, 16.8M rows.
+    "limits": [
+        {
+            "name": "heads",
+            "dims": {"rows": 16777280, "D": 128},
+            "dtype": "bfloat16",
+            "rows": "rows",
+        },
+    ],
     "sizes": [
         # CPU: D from 64 up (the models' range), one row, odd row counts, a strided and a
         # transposed x, and more rows than a persistent grid of 4 programs per SM (132 SMs).

@@ -58,6 +58,16 @@ SPEC = {
         "lead": "rows",
         "max_rank": 4,
     },
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 262208 tokens of a
+    # hidden size of 8192, offsets past 2^31 from token 262144 on, rows past a grid axis's end.
+    "limits": [
+        {
+            "name": "tokens",
+            "dims": {"rows": 262208, "cols": 8192},
+            "dtype": "bfloat16",
+            "rows": "rows",
+        },
+    ],
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},

@@ -170,6 +170,17 @@ SPEC = {
             "denormal",
         ],
     },
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled tokens: 299600 tokens at
+    # DeepSeek-V3's hidden size and 256 experts, x past 2^31 elements from token 299594 on.
+    # Drawn by make_inputs above, a block of tokens at a time (w is the first block's).
+    "limits": [
+        {
+            "name": "tokens",
+            "dims": {"M": 299600, "N": 256, "K": 7168},
+            "dtype": "bfloat16",
+            "rows": "M",
+        },
+    ],
     "sizes": [
         # CPU: K not a multiple of 16 or 64, N from 9 (top-8 of 9 is a real choice) to 61.
         {"name": "one_token", "dims": {"M": 1, "N": 9, "K": 200}, "interpreter": True},

@@ -51,6 +51,17 @@ SPEC = {
         "lead": "rows",
         "max_rank": 4,
     },
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 75000 tokens of a
+    # 2 x 14336 gate_up (Llama-3-8B's and Mistral-7B's intermediate size): x past 2^31 elements
+    # from token 74899 on, rows past a grid axis's end.
+    "limits": [
+        {
+            "name": "tokens",
+            "dims": {"rows": 75000, "d": 14336},
+            "dtype": "bfloat16",
+            "rows": "rows",
+        },
+    ],
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "d": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "d": 781}, "interpreter": True},

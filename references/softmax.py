@@ -38,6 +38,23 @@ SPEC = {
         "lead": "rows",
         "max_rank": 4,
     },
+    # The GPU's limits (kernelgen/spec/limits.py), each one case checked on sampled rows: 65600
+    # rows of 32768 scores (rows past a grid axis's 65535, offsets past 2^31 from row 65536 on),
+    # and 14200 rows of a 151936-wide vocabulary (2^31 reached inside row 14134).
+    "limits": [
+        {
+            "name": "rows",
+            "dims": {"rows": 65600, "cols": 32768},
+            "dtype": "bfloat16",
+            "rows": "rows",
+        },
+        {
+            "name": "vocab",
+            "dims": {"rows": 14200, "cols": 151936},
+            "dtype": "bfloat16",
+            "rows": "rows",
+        },
+    ],
     "sizes": [
         {"name": "one", "dims": {"rows": 1, "cols": 1}, "interpreter": True},
         {"name": "one_row", "dims": {"rows": 1, "cols": 781}, "interpreter": True},

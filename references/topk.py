@@ -148,6 +148,19 @@ SPEC = {
             "ties",
         ],
     },
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 65600 queries over
+    # 33000 cached tokens, fp32 scores past 2^31 from query 65076 on, rows past a grid axis's
+    # end. Past 32768 tokens a row no longer fits one program's registers (64 values a thread
+    # at 16 warps), and a kernel splits it over programs: where rows move to a second grid
+    # axis. Drawn by make_inputs above, a block of rows at a time.
+    "limits": [
+        {
+            "name": "queries",
+            "dims": {"B": 65600, "N": 33000, "k": 2048},
+            "dtype": "float32",
+            "rows": "B",
+        },
+    ],
     "sizes": [
         # CPU: the 1x1 corner, k = N (every index), k = 1, N not a power of two, N past one
         # 1024-wide block and a power of two (where a kernel drops its masks), a strided and a

@@ -1,0 +1,52 @@
+"""Honest twin of softmax_int32_offsets.py and softmax_rows_on_y.py: one program per row on a
+1-D grid (up to 2^31 - 1 rows), its row offset computed in int64. Three passes over the row (max,
+sum of exponentials, write) in blocks, so any width fits. Accepted on the limit cases: 65600
+rows of 32768 (past 2^31 elements and a grid axis's 65535) and 14200 rows of 151936."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _softmax_kernel(
+    y_ptr,  # *T, [rows, n_cols], contiguous
+    x_ptr,  # *T, [rows, n_cols], any strides
+    n_cols,
+    stride_xm,
+    stride_xn,
+    stride_ym,
+    BLOCK: tl.constexpr,
+):
+    # int64 before the multiply: row * stride passes 2^31 on a tensor of 2^31 elements.
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x_row = x_ptr + row * stride_xm
+    y_row = y_ptr + row * stride_ym
+    m = tl.max(tl.full([BLOCK], -float("inf"), dtype=tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        c = start + cols
+        x = tl.load(x_row + c * stride_xn, mask=c < n_cols, other=-float("inf")).to(tl.float32)
+        m = tl.maximum(m, tl.max(x, axis=0))
+    total = tl.sum(tl.zeros([BLOCK], dtype=tl.float32), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        c = start + cols
+        x = tl.load(x_row + c * stride_xn, mask=c < n_cols, other=-float("inf")).to(tl.float32)
+        total += tl.sum(tl.exp(x - m), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        c = start + cols
+        x = tl.load(x_row + c * stride_xn, mask=c < n_cols, other=-float("inf")).to(tl.float32)
+        y = tl.exp(x - m) / total
+        tl.store(y_row + c, y.to(y_ptr.dtype.element_ty), mask=c < n_cols)
+
+
+def softmax(x: torch.Tensor) -> torch.Tensor:
+    n_cols = x.shape[-1]
+    x2 = x.reshape(-1, n_cols)
+    n_rows = x2.shape[0]
+    y = torch.empty((n_rows, n_cols), dtype=x.dtype, device=x.device)
+    if y.numel() > 0:
+        _softmax_kernel[(n_rows,)](
+            y, x2, n_cols, x2.stride(0), x2.stride(1), y.stride(0), BLOCK=2048
+        )
+    return y.view(x.shape)
