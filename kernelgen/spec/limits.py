@@ -80,10 +80,11 @@ def check(
         if limit.name in seen:
             raise ValueError(f"limits: duplicate name {limit.name!r}")
         seen.add(limit.name)
-        if set(limit.dims) != needed:
+        missing = needed - set(limit.dims)
+        if missing:  # more are allowed: a dim the reference's own maker reads, as a size's
             raise ValueError(
-                f"{where}.dims: {sorted(limit.dims)}, the inputs, reduction and bucket use "
-                f"{sorted(needed)}"
+                f"{where}.dims: lack {sorted(missing)} (the inputs, reduction and bucket use "
+                f"{sorted(needed)})"
             )
         if limit.dtype not in dtypes:
             raise ValueError(f"{where}.dtype: {limit.dtype!r} is not one of SPEC's {list(dtypes)}")
