@@ -141,6 +141,17 @@ SPEC = {
     # as the reference whichever way its ties go (1.000x on the CPU cases); rounding towards
     # zero 1.93x-2.02x, a step away from zero 3.9x-4.2x. The default 2x would be a coin flip.
     "error_ratio": 1.25,
+    # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 299600 tokens at
+    # DeepSeek-V3's hidden size, x past 2^31 elements from token 299594 on, rows past a grid
+    # axis's end. Drawn by make_inputs above, a block of rows at a time.
+    "limits": [
+        {
+            "name": "tokens",
+            "dims": {"M": 299600, "K": 7168},
+            "dtype": "bfloat16",
+            "rows": "M",
+        },
+    ],
     "sizes": [
         # CPU: K a multiple of 128 by definition; one group, one row, odd row counts, a strided
         # and a column-major x, more rows than a persistent grid of 4 programs per SM.

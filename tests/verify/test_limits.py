@@ -31,6 +31,8 @@ from kernelgen.verify.truth import Truths
 ROOT = Path(__file__).resolve().parents[2]
 LIMITS = Path(__file__).parent / "candidates" / "limits"
 ROW_WISE = ["softmax", "rms_norm", "silu_and_mul", "hadamard", "topk", "router_gemm"]
+# Row-wise in their activations' rows, with inputs (fp8 operands and scales) of their own.
+QUANTIZED = ["act_quant", "fp8_gemm"]
 
 
 @pytest.fixture(autouse=True)
@@ -92,7 +94,7 @@ def test_a_bad_limit_names_file_and_field(
     assert "\n" not in str(e.value)
 
 
-@pytest.mark.parametrize("op", ROW_WISE)
+@pytest.mark.parametrize("op", ROW_WISE + QUANTIZED)
 def test_each_row_wise_operator_reaches_both_limits(op: str) -> None:
     spec = load_spec(op)
     cases = limits.limit_cases(spec)
@@ -235,6 +237,17 @@ def test_an_own_compare_gets_the_sampled_rows_of_its_inputs(tmp_path: Path) -> N
     wrong[-1] = torch.topk(x[-1], k, largest=False).indices.to(torch.int32)
     with pytest.raises(Rejected, match=r"^row 599 of 600: row 0: the chosen values"):
         answers.judge_sampled(sampled.take(wrong), inputs, case)
+
+
+def test_a_quantizer_is_judged_on_the_sampled_rows_of_both_outputs(tmp_path: Path) -> None:
+    case = _tiny("act_quant", {"M": 600, "K": 256}, "M")
+    answers, sampled, inputs = _truth("act_quant", case, tmp_path)
+    q, scale = load_spec("act_quant").reference(*inputs.args)
+    answers.judge_sampled(sampled.take((q, scale)), inputs, case)
+    wrong = scale.clone()
+    wrong[-1] *= 2
+    with pytest.raises(Rejected, match=r"^row 599 of 600: scale "):
+        answers.judge_sampled(sampled.take((q, wrong)), inputs, case)
 
 
 def test_the_digest_is_the_same_slice_by_slice(monkeypatch: pytest.MonkeyPatch) -> None:
