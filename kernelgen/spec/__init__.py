@@ -57,6 +57,7 @@ from kernelgen.errors import SpecError, UsageError, first_error
 from kernelgen.spec.domain import Dist, Domain, DType, Layout, Placement
 from kernelgen.spec.limits import Limit
 from kernelgen.spec.limits import check as check_limits
+from kernelgen.spec.origin import Origin
 from kernelgen.spec.routes import Route
 
 TensorDType = Literal[
@@ -264,6 +265,11 @@ class SpecData(_Strict):
         description="sizes where index arithmetic breaks (an input of 2^31 elements or more, "
         "65536 rows or more), each one case on the GPU, checked on sampled rows "
         "(kernelgen/spec/limits.py)",
+    )
+    origin: Origin | None = Field(
+        None,
+        description="an imported operator's source (a KernelBench problem): its file, sha256, "
+        "level and number; None for an operator written here (kernelgen/spec/origin.py)",
     )
 
     @model_validator(mode="after")

@@ -39,6 +39,7 @@ from kernelgen.spec import (
 )
 from kernelgen.spec.domain import Dim, Domain, Draws, Placement
 from kernelgen.spec.limits import Limit
+from kernelgen.spec.origin import Origin
 from kernelgen.spec.routes import RULES, Route, RouteArg, Takes
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec.md"
@@ -145,6 +146,15 @@ SECTIONS: list[Section] = [
         "A case runs one call and one more per other autotune config.",
     ),
     Section(
+        model=Origin,
+        title="`SPEC.origin`",
+        anchor="origin",
+        blurb="Written by `kernelgen import kernelbench`, never by hand: where an imported "
+        "operator came from. Its reference runs the problem's `Model`, whose source it embeds "
+        "and checks against `sha256`; the operator may have no seed (torch eager is then the "
+        "baseline, and the first accepted candidate the first best).",
+    ),
+    Section(
         model=Route,
         title="`SPEC.routes[]`",
         anchor="route",
@@ -230,6 +240,28 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
     "Limit.name": ("rows", "softmax"),
     "Limit.dims": ({"rows": 262208, "cols": 8192}, "rms_norm's"),
     "Limit.dtype": ("bfloat16", "softmax"),
+    "SpecData.origin": (
+        {
+            "source": "kernelbench",
+            "file": "KernelBench/level1/23_Softmax.py",
+            "sha256": "0" * 64,
+            "level": 1,
+            "problem": 23,
+            "title": "Softmax",
+            "cpu": True,
+        },
+        "not shipped: an imported problem's",
+    ),
+    "Origin.file": ("KernelBench/level1/23_Softmax.py", "an imported problem's"),
+    "Origin.level": (2, "a fusion"),
+    "Origin.problem": (23, "an imported problem's"),
+    "Origin.title": ("Gemm_Multiply_LeakyReLU", "level 2, problem 12"),
+    "Origin.convolution": (True, "level 1, problem 50"),
+    "Origin.cpu": (False, "a problem whose shapes are literals in get_inputs()"),
+    "Origin.notes": (
+        ["targets: drawn by the problem's own get_inputs() (integer values)"],
+        "an imported loss",
+    ),
     "Limit.rows": ("M", "router_gemm's tokens"),
     "Limit.dist": ("normal", "the default"),
     "Dim.range": ((1, 262144), "softmax's cols"),
