@@ -2,10 +2,11 @@
 inputs drawn on the judge's device, the rows their truth is computed on, and the candidate's
 output gathered at those rows.
 
-A limit case's inputs are GBs: drawing them on the CPU (in float64, then moved) took minutes,
-and the reference in float64 on all of them would need several times their memory. So they are
-drawn where the judge runs, by the operator's own maker (or the default one) a block of rows at
-a time, each block from its own seed derived from the run's; the candidate runs on all of them;
+A limit case's inputs are GBs, and the makers draw in float64 (8 bytes a value, 4 times a bf16
+input's), as would the reference on all of them. So they are drawn where the judge runs (the
+GPU), by the operator's own maker (or the default one) a block of rows at a time (2^25 values of
+its widest input: 256 MB in float64, where 2^31 are 16 GiB), each block from its own seed derived
+from the run's; the candidate runs on all of them;
 and the truth is the reference, in float64 and in the case dtype (for the error ratio), on a few
 hundred rows: the first and last, those around where an offset into a row-indexed tensor passes
 2^31 and 2^32 elements and where a row's program id passes 65535, and rows drawn at random from

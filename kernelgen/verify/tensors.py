@@ -33,8 +33,9 @@ _STREAMS = (_signed(0x2545F4914F6CDD1D), _signed(0x5851F42D4C957F2D))
 
 
 # Words per pass of `fingerprint`: its int64 temporaries take 8 bytes a word, several at once,
-# so a storage of GBs (a limit case's input) is digested a slice at a time, in a few hundred MB.
-_SLICE = 1 << 25
+# so a storage of GBs (a limit case's input) is digested a slice at a time, its temporaries
+# 128 MB each whatever the storage's size.
+_SLICE = 1 << 24
 
 
 def _weights(n: int, stream: int, device: torch.device, start: int = 0) -> torch.Tensor:
