@@ -19,7 +19,7 @@ def _softmax_persistent_kernel(
     y_ptr, x_ptr, n_rows, n_cols, stride_xm, stride_xn, stride_ym, BLOCK: tl.constexpr
 ):
     for row in range(tl.program_id(0), n_rows, tl.num_programs(0)):
-        x_row = x_ptr + row.to(tl.int64) * stride_xm  # past 2^31 elements (the limit case)
+        x_row = x_ptr + tl.cast(row, tl.int64) * stride_xm  # past 2^31 elements (the limit case)
         m = tl.full([BLOCK], -float("inf"), tl.float32)
         for start in range(0, n_cols, BLOCK):
             cols = start + tl.arange(0, BLOCK)
@@ -37,7 +37,7 @@ def _softmax_persistent_kernel(
             mask = cols < n_cols
             x = tl.load(x_row + cols * stride_xn, mask=mask, other=-float("inf"))
             y = tl.exp(x.to(tl.float32) - row_max) / total
-            tl.store(y_ptr + row.to(tl.int64) * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+            tl.store(y_ptr + tl.cast(row, tl.int64) * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def softmax(x):
