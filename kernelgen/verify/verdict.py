@@ -230,7 +230,8 @@ class Judging:
         (sweep.py); the first of any not named. `fill`: "poison" or "random", the family and its
         values drawn per call from the run's seed (fills.py): no constant marks a judged call."""
         self.calls += 1
-        family = self.ev.rng.choice(fills.POISONS) if fill == "poison" else fill
+        poisons = fills.PROFILED if profile else fills.POISONS
+        family = self.ev.rng.choice(poisons) if fill == "poison" else fill
         lends = self.device == "cuda"  # the inputs are lent as the call is sent (`drive`)
         request = Call(
             inputs=None if lends else str(truth.variants[variant].file),
