@@ -104,13 +104,19 @@ def error_values(out, ref, inputs: list) -> list[tuple[torch.Tensor, torch.Tenso
 
 def make_inputs(size, dtype: str, dist: str, gen: torch.Generator) -> list:
     """x in the case's distribution with each group scaled by its own power of two, 2^-8 to
-    2^6 (fp16's range holds the wide distribution's): groups' scales differ by orders of
-    magnitude, so a kernel sharing one scale between groups cannot pass on values alone. About
-    one group in 16 is all zero (at least one per case of more than one group, none in a case
-    of one, which would have nothing else): the group whose scale is 0."""
+    2^6: groups' scales differ by orders of magnitude, so a kernel sharing one scale between
+    groups cannot pass on values alone. A group whose largest value would pass half the
+    dtype's largest finite (a late spike, large values in fp16) takes a smaller power, so x
+    stays finite; fp16's range holds the others' (wide's too) as drawn. About one group in 16
+    is all zero (at least one per case of more than one group, none in a case of one, which
+    would have nothing else): the group whose scale is 0. Laid out as the size says (a drawn
+    case's placement included)."""
     m, k = size.dims["M"], size.dims["K"]
-    x = values([m, k], dist, gen).view(m, k // GROUP, GROUP)
-    x = x * torch.exp2(torch.randint(-8, 7, (m, k // GROUP, 1), generator=gen).double())
+    x = values([m, k], dist, gen, dtype).view(m, k // GROUP, GROUP)
+    power = torch.randint(-8, 7, (m, k // GROUP, 1), generator=gen).double()
+    amax = x.abs().amax(dim=-1, keepdim=True).clamp_min(1e-300)
+    fits = torch.floor(torch.log2(torch.finfo(getattr(torch, dtype)).max / 2 / amax))
+    x = x * torch.exp2(torch.minimum(power, fits))
     zero = torch.rand(m, k // GROUP, generator=gen) < 1 / 16
     zero.view(-1)[torch.randint(0, zero.numel(), (1,), generator=gen)] = True
     if zero.numel() == 1:
@@ -141,6 +147,35 @@ SPEC = {
     # as the reference whichever way its ties go (1.000x on the CPU cases); rounding towards
     # zero 1.93x-2.02x, a step away from zero 3.9x-4.2x. The default 2x would be a coin flip.
     "error_ratio": 1.25,
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn placement as it is): K in whole groups (one, a prime count, the
+    # bench's 56 and either side), any M (past 64 rows the shipped launcher tiles 4 rows a
+    # program), x in any 2-D layout. Finite values of every family but two: `denormal` (fp32
+    # subnormals' amax / 448 underflows the fp32 scale to 0, and a GPU may flush them) and
+    # NaN or inf (`neg_inf`, `specials`: the scale of such a group has no rule, above).
+    "domain": {
+        "dims": {
+            "K": {"range": [128, 16384], "multiple_of": GROUP, "cpu_max": 7168},
+            "M": {"range": [1, 32768], "cpu_max": 256},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "large",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+        ],
+        # Half the default: the interpreter runs a program per row and 4 groups, and 4 draws
+        # of 2^16 elements took half as long again as the fixed CPU grid.
+        "cpu_elements": 1 << 15,
+    },
     # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 299600 tokens at
     # DeepSeek-V3's hidden size, x past 2^31 elements from token 299594 on, rows past a grid
     # axis's end. Drawn by make_inputs above, a block of rows at a time.
