@@ -203,6 +203,35 @@ SPEC = {
     # or 13-bit sums per block (the H200's fp8 tensor cores) 1.00x; operands dequantized to bf16
     # first (the peer's way) 1.8x-2.0x, which the default 2x would pass or not by the draw.
     "error_ratio": 1.5,
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn placement as it is): K in whole 128-wide blocks, any M and N (a
+    # partial last scale row of b), a's rows dense, padded or past a storage offset (K stays
+    # contiguous, as the contract has it: not transposed, not broadcast). Values of every
+    # finite family but `denormal`: fp32 subnormals' amax / 448 underflows a block's scale to
+    # 0 (quantize divides by it), which no real activation or weight has.
+    "domain": {
+        "dims": {
+            "K": {"range": [128, 16384], "multiple_of": BLOCK, "cpu_max": 2048},
+            "N": {"range": [1, 16384], "cpu_max": 256},
+            "M": {"range": [1, 8192], "cpu_max": 64},
+        },
+        "layouts": ["contiguous", "strided", "offset"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "large",
+            "spike",
+            "negative",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+        ],
+        # The bench's 4096 x 7168 b and its neighbours.
+        "cuda_elements": 1 << 25,
+    },
     # The GPU's limits (kernelgen/spec/limits.py), checked on sampled rows: 299600 tokens of
     # e4m3 activations at K = 7168 against the bench's 4096 x 7168 weight, `a` past 2^31
     # elements from token 299594 on, rows past a grid axis's end. Drawn by make_inputs above,
