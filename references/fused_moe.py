@@ -107,16 +107,25 @@ def routing(name: str) -> str | None:
     return next((r for r in ROUTINGS if name == r or name.startswith(r + "_")), None)
 
 
+def size_routing(size: Size | BenchShape) -> str:
+    """A size's routing: a fixed size's by its name, a drawn one's by its `routing` dim (an
+    index into ROUTINGS), a bench shape's balanced."""
+    if isinstance(size, Size) and "routing" in size.dims:
+        return ROUTINGS[size.dims["routing"]]
+    return routing(size.name) or "balanced"
+
+
 def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Generator) -> list:
-    """x in the case dtype and distribution (laid out as the size says), expert weights
-    N(0, 1/fan_in) so that every GEMM output is O(1), and the routing of the size's name."""
+    """x in the case dtype and distribution (laid out as the size says, a drawn case's
+    placement included), expert weights N(0, 1/fan_in) so that every GEMM output is O(1), and
+    the size's routing (size_routing)."""
     m, e, k, h, i = (size.dims[d] for d in ("M", "E", "k", "H", "I"))
     dt = getattr(torch, dtype)
     layout = size.layout if isinstance(size, Size) else "contiguous"
     x = lay_out(values([m, h], dist, gen).to(dt), layout, gen)
     w1 = _weights(e, 2 * i, h, dt, gen)
     w2 = _weights(e, h, i, dt, gen)
-    ids, scores = _route(routing(size.name) or "balanced", m, e, k, gen)
+    ids, scores = _route(size_routing(size), m, e, k, gen)
     # Sigmoid gates (as DeepSeek-V3 and Llama 4 score experts), not renormalized: weights in
     # (0, 1) that differ per token and slot, so neither 1 nor 1/k stands in for them.
     topk_weights = torch.sigmoid(scores.gather(1, ids)).float()
@@ -183,6 +192,41 @@ SPEC = {
     "dists": ["normal", "uniform"],
     "reduction": "H",
     "bucket": ["M", "E", "H", "I"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn placement as it is): any M, E up to 512 experts (Qwen3-Next's),
+    # k up to E, any H and I; `routing` indexes ROUTINGS (uniform, skewed, one_expert, idle,
+    # balanced); x in any 2-D layout (the weights and routing stay contiguous). Values the
+    # fp16 tolerance can judge: not `large`, `spike` or `negative` (rows shifted by up to 1e3),
+    # whose squares through silu(h) * h pass 65504 (outputs of 2.9e5 and 3.8e6 measured), where
+    # the reference's own output overflows; not `wide`, whose terms of ~1e4 leave torch's own
+    # fp32 answer past the tolerance's absolute term where outputs cancel (60 of 350K entries
+    # measured); no NaN or inf (`neg_inf`, `specials`: silu's conventions there are no part of
+    # the contract). The weights are the models' scale, drawn by make_inputs whatever the
+    # case's family.
+    "domain": {
+        "dims": {
+            "E": {"range": [1, 512], "cpu_max": 12},
+            "k": {"range": [1, 16], "cpu_max": 4, "at_most": "E"},
+            "M": {"range": [1, 8192], "cpu_max": 16},
+            "H": {"range": [1, 8192], "cpu_max": 200},
+            "I": {"range": [1, 4096], "cpu_max": 130},
+            "routing": {"choices": list(range(len(ROUTINGS))), "maker": True},
+        },
+        "layouts": ["contiguous", "strided", "transposed", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "small",
+            "sorted_up",
+            "sorted_down",
+            "constant",
+            "ties",
+            "denormal",
+        ],
+        # w1 (E, 2I, H) is the largest input: the fixed CPU sizes' reach 73K elements.
+        "cpu_elements": 1 << 17,
+        "cuda_elements": 1 << 26,
+    },
     "sizes": [
         _cpu("uniform_one_token", 1, 4, 2, 130, 70),
         _cpu("uniform_odd", 7, 5, 2, 100, 37),
