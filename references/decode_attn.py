@@ -124,6 +124,15 @@ def live_tokens(dims: dict[str, int]) -> tuple[int, int]:
     return tokens, pages
 
 
+def derive_dims(dims: dict[str, int]) -> dict[str, int]:
+    """The table width P and the cache's pages N of a batch with a spare page per request and
+    one more: P one column past the longest request's pages (its entry points at a spare
+    page), N the pages the requests can own at most plus B + 1 spare ones, shuffled among
+    theirs. A fixed size's (_batch) and a drawn one's (SPEC.domain.derived)."""
+    _, pages = live_tokens(dims)
+    return {"P": -(-dims["L"] // PAGE) + 1, "N": pages + dims["B"] + 1}
+
+
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
     b, hq, hkv, d = (dims[k] for k in ("B", "Hq", "Hkv", "D"))
     tokens, pages = live_tokens(dims)
@@ -212,9 +221,11 @@ def _batch(
     bench), one spare page for the unused table entries to point at."""
     n_long = b if n_long is None else n_long
     dims = {"B": b, "L": length, "B_long": n_long, "L_rest": rest, "Hq": hq, "Hkv": hkv, "D": d}
-    _, pages = live_tokens(dims)
-    dims["P"] = -(-length // PAGE) + (1 if spare else 0)
-    dims["N"] = pages + (b + 1 if spare else 1)
+    if spare:
+        dims.update(derive_dims(dims))
+    else:
+        _, pages = live_tokens(dims)
+        dims.update(P=-(-length // PAGE), N=pages + 1)
     return {"name": name, "dims": dims, **extra}
 
 
@@ -245,6 +256,52 @@ SPEC = {
     "dists": ["normal", "uniform"],
     "reduction": "L",
     "bucket": ["B", "L"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn placement as it is): a batch of B requests, B_long of L tokens and
+    # the others of 1 to L_rest; L across page boundaries (63, 64, 65 tokens: the kinds' powers
+    # of two and their neighbours) up to 128K; pages of 64 tokens, as the contract fixes them;
+    # Hq whole groups of Hkv (one: MHA); any head dim up to 256. P and N follow from the
+    # lengths (derive_dims). q in any layout, the q heads of a fused qkv among them (`heads`);
+    # the caches, table and lengths stay as make_inputs lays them out. Values: not `spike`,
+    # `negative` (per-row shifts up to 1e3) or `constant` (rows constant along D: scores of
+    # D * scale * q * k): their scores reach hundreds to 1e6, where fp32 rounding of the
+    # products decides near-tied softmax weights, an error of the problem and not of a kernel
+    # (torch's own fp32 answer missed the tolerance on 4 of 19 spike cases, and on sparse_attn's
+    # negative and constant ones; make_inputs keeps k normal under `wide` for the same reason);
+    # not `large` (every softmax one-hot; `wide` covers exp's overflow); not `neg_inf` (NaN
+    # nearly everywhere; `specials` tests NaN and inf).
+    "domain": {
+        "dims": {
+            # The heads first: the lengths then take the room the element budget leaves.
+            "D": {"range": [1, 256], "cpu_max": 64},
+            "Hkv": {"range": [1, 16], "cpu_max": 2},
+            "Hq": {"range": [1, 128], "cpu_max": 8, "multiple_of": "Hkv"},
+            "L": {"range": [1, 131072], "cpu_max": 300},
+            "B": {"range": [1, 256], "cpu_max": 5},
+            "B_long": {"range": [1, 256], "cpu_max": 5, "at_most": "B", "maker": True},
+            "L_rest": {"range": [1, 131072], "cpu_max": 300, "at_most": "L", "maker": True},
+        },
+        "derived": ["P", "N"],
+        "heads": "Hq",
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "sorted_up",
+            "sorted_down",
+            "ties",
+            "denormal",
+            "specials",
+        ],
+        # Each cache (N, 64, Hkv, D) is the largest input. The interpreter's time goes with the
+        # pages each program walks, not the head dim: a quarter million elements runs in about
+        # the time of a fixed case.
+        "cpu_elements": 1 << 18,
+        # The fixed 128K case's caches, 1.4e8 elements each.
+        "cuda_elements": 1 << 27,
+    },
     "sizes": [
         # CPU, small heads: one token; exactly one page (powers of two, no tail) with one query
         # head per KV head; a tail mid-page with four query heads on one KV head; ragged
