@@ -316,6 +316,45 @@ SPEC = {
     "dists": ["normal", "uniform"],
     "reduction": "topk",
     "bucket": ["T", "topk"],
+    # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
+    # (lay_out takes a drawn placement as it is): Hq whole groups of Hkv (one: MHA), any head
+    # dim up to 256 (q, k and v share it here; MLA's 576-wide latent key with a 512-wide value
+    # is another signature), any S, topk past S too, any T; `padded` 1 draws each row's count
+    # of valid slots, with an empty and a full row. q in any layout, the q heads of a fused
+    # projection among them (`heads`); k, v and the indices stay as make_inputs lays them out.
+    # Values: not `spike`, `negative` (per-row shifts up to 1e3) or `constant` (rows constant
+    # along D: scores of D * scale * q * k): their scores reach hundreds to 1e6, where fp32
+    # rounding of the products decides near-tied softmax weights, an error of the problem and
+    # not of a kernel (torch's own fp32 answer missed the tolerance on 9 of 27 spike, 4 of 35
+    # negative and 1 of 7 constant cases; make_inputs keeps k normal under `wide` for the same
+    # reason); not `large` (every softmax one-hot; `wide` covers exp's overflow); not
+    # `neg_inf` (NaN nearly everywhere; `specials` tests NaN and inf).
+    "domain": {
+        "dims": {
+            "D": {"range": [1, 256], "cpu_max": 64},
+            "Hkv": {"range": [1, 16], "cpu_max": 2},
+            "Hq": {"range": [1, 128], "cpu_max": 8, "multiple_of": "Hkv"},
+            "S": {"range": [1, 131072], "cpu_max": 1000},
+            "topk": {"range": [1, 2048], "cpu_max": 160},
+            "T": {"range": [1, 4096], "cpu_max": 5},
+            "padded": {"choices": [0, 1], "maker": True},
+        },
+        "heads": "Hq",
+        "layouts": ["contiguous", "strided", "transposed", "leading", "offset", "expanded"],
+        "dists": [
+            "normal",
+            "uniform",
+            "wide",
+            "small",
+            "sorted_up",
+            "sorted_down",
+            "ties",
+            "denormal",
+            "specials",
+        ],
+        # q at the bench's 2048 tokens x 64 heads x 128 and its neighbours.
+        "cuda_elements": 1 << 25,
+    },
     "sizes": [
         # CPU, small heads, the seed's 64-slot blocks in mind: one decode token; DeepSeek's one
         # latent KV head under 4 query heads, topk 100 (a partial block), an empty, a full and
