@@ -1,0 +1,109 @@
+"""references/<op>.py for an imported problem: the problem's source, embedded and checked by its
+sha256, the SPEC, the plan and the cost table, and the four functions the contract asks for,
+each one line into kernelgen/kernelbench/runtime.py."""
+
+from __future__ import annotations
+
+import ast
+import pprint
+import textwrap
+from typing import Any
+
+from kernelgen.kernelbench.source import ProblemFile
+
+_TEMPLATE = '''\
+"""{op}: KernelBench level {level}, problem {problem} ({title}), imported by
+`kernelgen import kernelbench` from {file}.
+
+{summary}
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.runtime import Problem
+
+SOURCE = {source}
+
+SPEC = {spec}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {plan}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = {costs}
+
+PROBLEM = Problem({op!r}, SOURCE, SPEC, PLAN)
+
+
+def {op}({args}):
+    return PROBLEM.forward({args})
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+'''
+
+
+def _string(text: str) -> str:
+    """`text` as a Python literal: a raw triple-quoted string where that reads back the same."""
+    raw = f"r'''{text}'''"
+    try:
+        if ast.literal_eval(raw) == text:
+            return raw
+    except (SyntaxError, ValueError):
+        pass
+    return repr(text)
+
+
+def _summary(spec: dict[str, Any], notes: list[str]) -> str:
+    problem = spec["sizes"][0]
+    lines = [f"At the problem's own size ({_dims(problem['dims'])}):"]
+    for item in spec["inputs"]:
+        if item.get("kind") == "scalar":
+            lines.append(f"- {item['name']} = {item['value']!r}")
+            continue
+        shape = problem.get("shapes", {}).get(item["name"], item["shape"])
+        lines.append(f"- {item['name']}: {shape} {item.get('dtype', spec['dtypes'][0])}")
+    cpu = [s["name"] for s in spec["sizes"] if s["interpreter"]]
+    lines.append(f"CPU sizes: {', '.join(cpu) if cpu else 'none'}.")
+    lines += [f"Note: {n}" for n in notes]
+    return "\n".join(textwrap.fill(line, 99, subsequent_indent="  ") for line in lines)
+
+
+def _dims(dims: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in dims.items()) or "no size constants"
+
+
+def render(
+    pf: ProblemFile,
+    spec: dict[str, Any],
+    plan: dict[str, Any],
+    costs: list[dict[str, Any]],
+) -> str:
+    args = ", ".join(i["name"] for i in spec["inputs"])
+
+    def fmt(value: Any) -> str:
+        return pprint.pformat(value, width=99, sort_dicts=False)
+
+    return _TEMPLATE.format(
+        op=pf.op,
+        level=pf.level,
+        problem=pf.problem,
+        title=pf.title,
+        file=spec["origin"]["file"],
+        summary=_summary(spec, spec["origin"]["notes"]),
+        source=_string(pf.source),
+        spec=fmt(spec),
+        plan=fmt(plan),
+        costs=fmt(costs),
+        args=args,
+    )
