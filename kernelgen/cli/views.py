@@ -26,8 +26,10 @@ def ops_table(rows: list[dict[str, object]]) -> RenderableType:
     """Every operator; one whose reference does not load is marked, its error below the table
     (an error names a file and a field: too long for a cell)."""
     table = Table(title="operators")
-    for col in ("name", "seed", "generated", "cases", "cpu cases", "bench shapes"):
-        table.add_column(col)
+    imported = any(r.get("origin") for r in rows)
+    cols = ("name", "seed", "generated", "cases", "cpu cases", "bench shapes")
+    for col in (*cols, "origin") if imported else cols:
+        table.add_column(col, no_wrap=col == "name")  # imported names are long: kept whole
     errors: list[Text] = []
     for r in rows:
         broken = r.get("error") is not None
@@ -38,6 +40,7 @@ def ops_table(rows: list[dict[str, object]]) -> RenderableType:
             "-" if broken else str(r["cases"]),
             "-" if broken else str(r["interpreter_cases"]),
             Text("broken: see below", style="red") if broken else ", ".join(r["bench_shapes"]),  # type: ignore[arg-type]
+            *([str(r.get("origin") or "")] if imported else []),
         )
         if broken:
             errors.append(Text.assemble((f"{r['name']}: ", "bold red"), str(r["error"])))

@@ -43,6 +43,7 @@ def list_ops() -> list[dict[str, Any]]:
             "cases": None,
             "interpreter_cases": None,
             "bench_shapes": [],
+            "origin": None,
             "error": None,
         }
         try:
@@ -53,6 +54,11 @@ def list_ops() -> list[dict[str, Any]]:
             row["cases"] = len(spec.cases)
             row["interpreter_cases"] = sum(c.interpreter for c in spec.cases)
             row["bench_shapes"] = [b.name for b in spec.data.bench]
+            origin = spec.data.origin
+            if origin is not None:  # an imported problem: where from, as its benchmark names it
+                row["origin"] = f"{origin.source} L{origin.level}/{origin.problem}" + (
+                    " (convolution)" if origin.convolution else ""
+                )
         rows.append(row)
     return rows
 
