@@ -384,7 +384,7 @@ def profile(run_id: str, candidate: str | None = None, shape: str | None = None)
     run's best (else the seed) at its worst shape against the best peer. Stored beside the
     candidate, where the next context picks it up for that shape."""
     from kernelgen.bench.profile import profile_file, summarize, worst_shape
-    from kernelgen.spec import seed_path
+    from kernelgen.spec import has_seed, seed_path
 
     run = find_run(run_id)
     if run.settings.device != "cuda":
@@ -401,6 +401,11 @@ def profile(run_id: str, candidate: str | None = None, shape: str | None = None)
         raise UsageError(
             f"run {run.id}: no candidate {candidate!r}; expected 'seed' or an accepted "
             f"candidate: {known}"
+        )
+    if candidate == "seed" and not has_seed(run.op):
+        raise UsageError(
+            f"run {run.id}: {run.op} has no seed (torch eager is its baseline); expected an "
+            f"accepted candidate: {', '.join(accepted) or 'none yet'}"
         )
     if candidate != "seed" and records[candidate].status != "accepted":
         rec = records[candidate]

@@ -129,7 +129,8 @@ def _key(t: ShapeTiming) -> tuple[str, str]:
 
 
 def _seed_source(op: str, run: RunRecord) -> tuple[str | None, str | None]:
-    """The seed as the run saw it: a copy in the run if the loop kept one, else seeds/<op>.py."""
+    """The seed as the run saw it: a copy in the run if the loop kept one, else seeds/<op>.py,
+    else (no seed) the reference, torch eager being the baseline."""
     here = store.run_dir(op, run.id)
     for path in (here / "candidates" / "seed" / "source.py", here / "seed.py"):
         if path.is_file():
@@ -137,6 +138,10 @@ def _seed_source(op: str, run: RunRecord) -> tuple[str | None, str | None]:
     path = paths.seeds_dir() / f"{op}.py"
     if path.is_file():
         return path.read_text(), f"seeds/{op}.py"
+    # An operator without a seed (an imported problem) starts from torch eager: its reference.
+    path = paths.references_dir() / f"{op}.py"
+    if path.is_file():
+        return path.read_text(), f"references/{op}.py"
     return None, None
 
 
@@ -285,6 +290,11 @@ def gather(op: str, run_id: str | None = None, candidate: str | None = None) -> 
         if hashlib.sha256(seed_source.encode()).hexdigest() != run.seed_bench.sha256:
             notes.append(f"{seed_path} changed since this run: the diff starts from today's seed.")
 
+    if seed_path == f"references/{op}.py":
+        notes.append(
+            f"{op} has no seed: torch eager (its reference) is the baseline, the first accepted "
+            "candidate the first best, and the diff starts from the reference."
+        )
     base = "seed"
     base_source, base_path = seed_source, seed_path
     # The run's report diffs seed -> best; a candidate's report diffs its parent -> it.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from kernelgen import store
 from kernelgen.records import BenchRecord, CandidateRecord, Environment, RunRecord, Verdict
-from kernelgen.spec import seed_path
+from kernelgen.spec import has_seed, seed_path
 
 if TYPE_CHECKING:
     from kernelgen.propose.tune import Timer
@@ -124,6 +124,12 @@ def with_verdict(rec: CandidateRecord, verdict: Verdict) -> CandidateRecord:
     )
 
 
+def first_best(run: RunState) -> bool:
+    """An operator without a seed, and no best yet: torch eager is the baseline, and the first
+    accepted candidate becomes the best (there is nothing of its own kind to beat)."""
+    return run.best_id() is None and not has_seed(run.op)
+
+
 class LocalJudging:
     """One judge in this process, made on first use and kept for the run: its ground truth, warm
     runners, compile cache and per-case deadlines serve every candidate."""
@@ -154,6 +160,9 @@ class LocalJudging:
             )
             if run.device != "cuda":
                 return self.evaluator
+            if not has_seed(run.op):
+                run.observer.event("no seed: torch eager is the baseline; deadlines stay at caps")
+                return self.evaluator
             run.observer.event("judging the seed (sets the per-case deadlines)")
             seed_verdict = verify_candidate(
                 run.op, seed_path(run.op), device=run.device, evaluator=self.evaluator
@@ -174,7 +183,7 @@ class LocalJudging:
         # The seed is judged first: its times set the deadlines, and its compile ahead covers
         # the bench shapes, so the seed's benchmark below loads them from the cache.
         self.judge_of_run(run)
-        if run.run.seed_bench is None:
+        if run.run.seed_bench is None and has_seed(run.op):
             from kernelgen.bench import bench_files
 
             run.observer.event("benchmarking the seed against torch eager and torch.compile")
@@ -193,6 +202,8 @@ class LocalJudging:
             run.op, path, device=run.device, evaluator=self.judge_of_run(run)
         )
         rec = with_verdict(rec, verdict)
+        if rec.status == "accepted" and run.device != "cuda" and first_best(run):
+            rec = rec.model_copy(update={"became_best": True})
         run.save(rec)
         if rec.status == "accepted" and run.device == "cuda":
             rec = self.bench(run, rec)
@@ -201,16 +212,21 @@ class LocalJudging:
     def bench(self, run: RunState, rec: CandidateRecord) -> CandidateRecord:
         from kernelgen.bench import accepts, bench_files, speedup
 
-        run.observer.event(f"benchmarking {rec.id} against {run.best_id() or 'the seed'}")
         path = store.candidate_path(run.op, run.run.id, rec.id)
-        mine, best = bench_files(
-            run.op, [(rec.id, path), ("best", run.best_path())], peers="cached"
-        )
-        wins, why = accepts(mine, best)
+        if first_best(run):
+            run.observer.event(f"benchmarking {rec.id} against torch eager (no seed)")
+            (mine,) = bench_files(run.op, [(rec.id, path)], peers="cached")
+            wins, why, gain = True, None, mine.geomean_eager
+        else:
+            run.observer.event(f"benchmarking {rec.id} against {run.best_id() or 'the seed'}")
+            mine, best = bench_files(
+                run.op, [(rec.id, path), ("best", run.best_path())], peers="cached"
+            )
+            (wins, why), gain = accepts(mine, best), speedup(mine, best)
         rec = rec.model_copy(
             update={
                 "bench": mine,
-                "speedup": speedup(mine, best),
+                "speedup": gain,
                 "became_best": wins,
                 "reason": why if not wins else None,
                 "compile": mine.compile,

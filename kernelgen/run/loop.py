@@ -27,7 +27,7 @@ from kernelgen.records import (
     Usage,
 )
 from kernelgen.run.judging import Judging, LocalJudging, Observer
-from kernelgen.spec import OpSpec, ScalarInput, TensorInput, load_spec, seed_path
+from kernelgen.spec import OpSpec, ScalarInput, TensorInput, has_seed, load_spec, seed_path
 
 HARDWARE = (
     "NVIDIA H200 (Hopper, sm_90): 132 SMs, 228 KB shared memory per SM, 60 MB L2, HBM3e at "
@@ -35,6 +35,11 @@ HARDWARE = (
     "measured); TMA and wgmma are reachable through Triton (tl.dot, tensor descriptors)."
 )
 _FIX = re.compile(r"-fix(\d+)$")
+# What a proposer reads in the seed's place for an operator without one (an imported problem).
+NO_SEED = (
+    "# No seed: this operator starts from torch eager, its reference, which is the baseline.\n"
+    "# The first accepted candidate becomes the best.\n"
+)
 
 
 class _Silent:
@@ -115,7 +120,7 @@ class Loop:
     def best_source(self) -> str:
         best = self.best_id()
         if best is None:
-            return seed_path(self.op).read_text()
+            return seed_source(self.op)
         return store.candidate_source(self.op, self.run.id, best)
 
     def best_path(self) -> Path:
@@ -145,7 +150,7 @@ class Loop:
             device=self.device,
             spec=render_spec(self.spec),
             reference_source=self.spec.path.read_text(),
-            seed_source=seed_path(self.op).read_text(),
+            seed_source=seed_source(self.op),
             best_source=self.best_source(),
             best_id=self.best_id(),
             timings=bench.shapes if bench else [],
@@ -445,6 +450,11 @@ class Loop:
         store.save_run(self.run)
         self.observer.event(f"stopped: {self.run.stopped}")
         return self.run
+
+
+def seed_source(op: str) -> str:
+    """seeds/<op>.py, or NO_SEED for an operator without one."""
+    return seed_path(op).read_text() if has_seed(op) else NO_SEED
 
 
 def _fix_no(cid: str) -> int:

@@ -23,7 +23,7 @@ from kernelgen.records import (
 from kernelgen.run import loop
 from kernelgen.run.judging import Judging, LocalJudging
 from kernelgen.run.pooled import PooledJudging
-from kernelgen.spec import known_ops, load_spec
+from kernelgen.spec import has_seed, known_ops, load_spec
 
 if TYPE_CHECKING:
     from kernelgen.run.pool import Pool
@@ -176,6 +176,10 @@ def open_workers(op: str, device: str, options: OptimizeOptions) -> Pool | None:
     """The pool --gpus / --ray ask for, or None (one judge in this process, as before)."""
     if options.gpus is None and options.ray is None:
         return None
+    if not has_seed(op):
+        # A pool's workers judge and time against the seed; an operator without one is judged
+        # by the one judge of this process, against torch eager.
+        raise UsageError(f"{op} has no seed: run it without --gpus or --ray")
     import random
 
     from kernelgen import paths

@@ -493,6 +493,12 @@ def seed_path(op: str) -> Path:
     return paths.seeds_dir() / f"{op}.py"
 
 
+def has_seed(op: str) -> bool:
+    """Whether seeds/<op>.py exists. An imported problem may start without one: torch eager (its
+    reference) is then the baseline, and the first accepted candidate its first best."""
+    return seed_path(op).is_file()
+
+
 def load_spec(op: str) -> OpSpec:
     path = reference_path(op)
     if not path.is_file():
