@@ -7,6 +7,10 @@ Refused, each in one line naming the file (source.Refused):
   against it;
 - a forward that writes into its inputs or parameters (in-place modules on an input): the judge
   rejects any candidate that does, so the reference would be a rejected kernel itself;
+- an output that does not depend on the inputs (a row's max minus its own mean): two draws of
+  the judge's values give the same output, so a kernel that writes that constant would pass.
+  Where only the problem's own inputs give a constant (a ReLU after a shift past their range),
+  it is imported with a note: the judge's wider values tell kernels apart;
 - inputs the contract has no dtype for, non-tensor inputs other than numbers, tensors the Model
   holds outside its parameters and buffers (no candidate could be given them), outputs other
   than tensors.
@@ -180,16 +184,6 @@ def probe(pf: ProblemFile, ns: dict[str, Any]) -> Found:
             "forward draws random tensors (two runs on the same inputs and "
             "parameters differ): no kernel can be judged against it",
         )
-    with seeded(3), torch.no_grad():
-        other = list(ns["get_inputs"]())
-    if not all(_same(a, b) for a, b in zip(inputs, other, strict=True)):
-        third = _outputs(run(other, 1)[0], pf)
-        if all(_same(a, b) for a, b in zip(outs, third, strict=True)):
-            raise Refused(
-                pf.path,
-                "its output does not depend on its inputs (the same for two "
-                "draws): a kernel that writes that constant would pass",
-            )
     names = _names(model, len(inputs), pf)
     for name, before, x in zip(names, inputs, after, strict=True):
         if not _same(before, x):
@@ -234,6 +228,17 @@ def probe(pf: ProblemFile, ns: dict[str, Any]) -> Found:
                     "judge's values make the forward non-finite)"
                 )
         found.inputs.append(PlanInput(name=name, draw=draw))  # type: ignore[arg-type]
+    if _constant_output(ns, inputs, found.inputs, lambda args: _outputs(run(args, 1)[0], pf)):
+        raise Refused(
+            pf.path,
+            "its output does not depend on its inputs (the same for two draws of the "
+            "judge's values): a kernel that writes that constant would pass",
+        )
+    if _constant_output(ns, inputs, None, lambda args: _outputs(run(args, 1)[0], pf)):
+        found.notes.append(
+            "on the problem's own inputs its output is the same for two draws; the judge's "
+            "wider values are what tell kernels apart"
+        )
     twin_state = {**dict(twin.named_parameters()), **dict(twin.named_buffers())}
     keys = [k for k in state if k not in internal]
     for key, name in zip(keys, _state_names(keys, set(names)), strict=True):
@@ -247,6 +252,33 @@ def probe(pf: ProblemFile, ns: dict[str, Any]) -> Found:
             f"buffers the forward updates, kept inside the reference: {', '.join(internal)}"
         )
     return found
+
+
+def _constant_output(
+    ns: dict[str, Any],
+    inputs: list[Any],
+    plan: list[PlanInput] | None,
+    forward: Callable[[list[Any]], list[torch.Tensor]],
+) -> bool:
+    """Two draws of the inputs (as the judge draws them by `plan`, or all by the problem's own
+    get_inputs() without one) that differ, and outputs that do not."""
+    draws = []
+    for seed in (3, 4):
+        with seeded(seed), torch.no_grad():
+            own = list(ns["get_inputs"]())
+        gen = torch.Generator().manual_seed(seed)
+        args = []
+        for x, mine, item in zip(inputs, own, plan or [None] * len(inputs), strict=True):
+            if item is None or item.draw in ("problem", "scalar"):
+                args.append(mine)
+                continue
+            drawn = values(list(x.shape), "normal", gen).to(x.dtype)
+            args.append(drawn.abs() if item.draw == "magnitude" else drawn)
+        draws.append(args)
+    if all(_same(a, b) for a, b in zip(*draws, strict=True)):
+        return False  # the same inputs every time: nothing to tell
+    first, second = forward(draws[0]), forward(draws[1])
+    return all(_same(a, b) for a, b in zip(first, second, strict=True))
 
 
 def _domain(
