@@ -1,6 +1,7 @@
 """references/<op>.py for an imported problem: the problem's source, embedded and checked by its
-sha256, the SPEC, the plan and the cost table, and the four functions the contract asks for,
-each one line into kernelgen/kernelbench/runtime.py."""
+sha256, the SPEC, the plan and the cost table, and the functions the contract asks for (the
+reference, make_inputs, cost, and eager: the Model called as its users call it), each one line
+into kernelgen/kernelbench/runtime.py."""
 
 from __future__ import annotations
 
@@ -42,6 +43,10 @@ PROBLEM = Problem({op!r}, SOURCE, SPEC, PLAN)
 
 def {op}({args}):
     return PROBLEM.forward({args})
+
+
+def eager({args}):
+    return PROBLEM.eager({args})
 
 
 def make_inputs(size, dtype, dist, gen):

@@ -94,6 +94,8 @@ def test_the_reference_is_the_models_forward(project: Path, op: str) -> None:
         got = spec.reference(*args)
         want = _model_output(spec, case.size, args)
         assert torch.equal(got, want), case.name
+        # The peer timed as torch eager: the Model called directly, holding the same tensors.
+        assert spec.eager is not spec.reference and torch.equal(spec.eager(*args), want)
         # The judge's truth: the same forward on inputs upcast to float64.
         up = [a.double() if a.is_floating_point() else a for a in args]
         assert torch.allclose(spec.reference(*up).float(), want, rtol=1e-5, atol=1e-6)
