@@ -202,7 +202,8 @@ class LocalJudging:
             run.op, path, device=run.device, evaluator=self.judge_of_run(run)
         )
         rec = with_verdict(rec, verdict)
-        if rec.status == "accepted" and run.device != "cuda" and first_best(run):
+        ran = any(c.status == "passed" for c in verdict.cases)
+        if rec.status == "accepted" and run.device != "cuda" and ran and first_best(run):
             rec = rec.model_copy(update={"became_best": True})
         run.save(rec)
         if rec.status == "accepted" and run.device == "cuda":

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelgen import store, tuning
+from kernelgen.errors import UsageError
 from kernelgen.propose.base import Context, HistoryItem, Proposal, Proposer
 from kernelgen.records import (
     BenchRecord,
@@ -506,6 +507,10 @@ def start(
     judging: Judging | None = None,
 ) -> Loop:
     spec = load_spec(op)
+    if device == "cpu" and not any(c.interpreter for c in spec.cases):
+        # A verdict with no case run is no evidence (an imported problem whose shapes are
+        # literals: GPU-only), and such an operator's first accepted candidate becomes its best.
+        raise UsageError(f"{op} has no case the CPU interpreter can run: use --device cuda")
     judging = judging or LocalJudging()
     settings = RunSettings(
         op=op,

@@ -129,3 +129,21 @@ def test_on_cuda_the_first_accepted_candidate_is_timed_against_eager(project: Pa
     assert rec.bench is not None and rec.speedup == rec.bench.geomean_eager
     with pytest.raises(UsageError, match="has no seed"):
         agent.profile(run.id, "seed")
+
+
+def test_a_gpu_only_import_is_not_run_on_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its CPU verdicts would run no case: no evidence, and no first best made of it."""
+    level = tmp_path / "level1"
+    level.mkdir()
+    text = (HERE / "problems" / "level1" / "1_Softmax.py").read_text()
+    (level / "7_Softmax_literal.py").write_text(
+        text.replace("torch.rand(batch_size, features)", "torch.rand(64, 3000)")
+    )
+    (tmp_path / "references").mkdir()
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert import_paths([level])[0].cpu_cases == 0
+    with pytest.raises(UsageError, match="no case the CPU interpreter can run"):
+        agent.start_run("kb1_7_softmax_literal", "cpu")
