@@ -13,8 +13,9 @@ from typing import Any
 from kernelgen.kernelbench.source import ProblemFile
 
 _TEMPLATE = '''\
-"""{op}: KernelBench level {level}, problem {problem} ({title}), imported by
-`kernelgen import kernelbench` from {file}.
+"""{op}: KernelBench level {level}, problem {problem} ({title}).
+
+Imported by `kernelgen import kernelbench` from {file}.
 
 {summary}
 
