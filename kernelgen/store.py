@@ -6,6 +6,8 @@
     candidates/<id>/transcript.json   the prompt and reply that produced it (proposers with one)
     candidates/<id>/profile-<shape>.json   Nsight Compute's summary at one bench shape
                                   (seed/profile-<shape>.json for the seed)
+    candidates/<id>/kernelbench.json   KbCheck: an imported problem's candidate checked and
+                                  timed by KernelBench's own criteria (kernelbench/criteria.py)
     report.md, report.html        written by `kernelgen report`
 
 A candidate's record is written 'pending' before it is judged and rewritten with its verdict

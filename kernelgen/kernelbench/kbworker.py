@@ -1,0 +1,242 @@
+"""KernelBench's criteria inside a sandboxed process, as the benchmark worker (bench/worker.py)
+times contenders: the candidate loaded there (bench/contender.py), never in kernelgen's own
+process. Two targets for `run_isolated`, each KbRequest in:
+
+- `check_main` -> KbTrials: the problem's Model at its own size, built and fed as KernelBench's
+  eval does (eval.py, run_and_check_correctness): torch.manual_seed(42), then 5 trial seeds drawn
+  from it; per trial the seed, get_inputs(), the Model's forward, then the candidate on the same
+  inputs and the Model's own parameters and buffers (the operator's contract passes them in),
+  compared by torch.allclose at atol = rtol = tolerance. A call that raises, or an output of
+  another shape, ends the trials there, as in KernelBench.
+- `time_main` -> KbTimed: its timing (timing.py, time_execution_with_cuda_event): untimed warmup
+  calls (3 for the candidate, 5 for the peers, as measure_ref_program_time takes), then timed
+  trials, each after a device synchronize and a 256 MiB fill that flushes L2, between two CUDA
+  events on the current stream, the first trial dropped; the mean is the figure. The peers are
+  the Model in eager and under torch.compile (inductor, mode default), on the same inputs.
+
+Float inputs and the Model are cast to the problem's dtype, as KernelBench casts to its
+precision; integer inputs (targets, indices) keep theirs, as the operator's contract has them.
+The comparison runs here, beside the candidate, as KernelBench runs it: kernelgen's verdict (its
+judge, in a process of its own) is the trusted one, and this is the benchmark's figure beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from kernelgen.bench.contender import load_entry
+from kernelgen.bench.timing import describe_error
+from kernelgen.kernelbench.results import KbRequest, KbTimed, KbTimes, KbTiming, KbTrial, KbTrials
+from kernelgen.spec import OpSpec, load_spec
+
+CANDIDATE_WARMUP = 3
+PEER_WARMUP = 5
+DISCARD_FIRST = 1
+# KernelBench's flag on a speedup over eager it finds hard to believe (eval.py).
+EXCESSIVE = 10.0
+GPU_MEMORY_FRACTION = 0.9
+
+
+def _set_seed(seed: int) -> None:
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed(seed)
+
+
+def _cast(x: Any, dtype: torch.dtype, device: str) -> Any:
+    if not isinstance(x, torch.Tensor):
+        return x
+    return x.to(device=device, dtype=dtype if x.is_floating_point() else x.dtype)
+
+
+class _Problem:
+    """The problem's module at its own size, its Model built as KernelBench builds it, and the
+    Model's state in the order the operator takes it."""
+
+    def __init__(self, spec: OpSpec, req: KbRequest):
+        problem = spec.module.PROBLEM
+        self.ns = problem.namespace(spec.data.sizes[0].dims)
+        self.dtype_name = spec.data.dtypes[0]
+        self.dtype = getattr(torch, self.dtype_name)
+        self.device = req.device
+        _set_seed(req.seed)
+        init = [_cast(x, self.dtype, self.device) for x in self.ns["get_init_inputs"]()]
+        _set_seed(req.seed)
+        model = self.ns["Model"](*init)
+        self.model = model.to(device=self.device, dtype=self.dtype)
+        state = {**dict(self.model.named_parameters()), **dict(self.model.named_buffers())}
+        self.params = [state[p.state].detach() for p in problem.plan.params]
+
+    def inputs(self, seed: int) -> list[Any]:
+        _set_seed(seed)
+        return [_cast(x, self.dtype, self.device) for x in self.ns["get_inputs"]()]
+
+
+def _sync() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def _leaves(out: Any) -> list[Any]:
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def _trial(seed: int, ref: Any, out: Any, tolerance: float) -> KbTrial:
+    refs, outs = _leaves(ref), _leaves(out)
+    if len(refs) != len(outs):
+        return KbTrial(
+            seed=seed, passed=False, error=f"{len(outs)} outputs, the Model gives {len(refs)}"
+        )
+    passed, worst, means = True, 0.0, []
+    for r, o in zip(refs, outs, strict=True):
+        if not isinstance(o, torch.Tensor) or o.shape != r.shape:
+            got = list(o.shape) if isinstance(o, torch.Tensor) else type(o).__name__
+            return KbTrial(
+                seed=seed,
+                passed=False,
+                error=f"Output shape mismatch: Expected {list(r.shape)}, got {got}",
+            )
+        try:
+            passed &= bool(torch.allclose(r, o, atol=tolerance, rtol=tolerance))
+            diff = (r.double() - o.double()).abs()
+        except Exception as e:  # KernelBench counts a comparison that raises as a runtime error
+            return KbTrial(seed=seed, passed=False, error=describe_error(e))
+        if diff.numel():
+            worst = max(worst, float(diff.max()))
+            means.append(float(diff.mean()))
+    mean = sum(means) / len(means) if means else 0.0
+    return KbTrial(seed=seed, passed=passed, max_abs_diff=worst, mean_abs_diff=mean)
+
+
+def run_check(req: KbRequest) -> KbTrials:
+    from kernelgen.env import environment
+
+    spec = load_spec(req.op)
+    env = environment(req.device)
+    problem = _Problem(spec, req)
+    _, fn = load_entry(req.candidate, "kernelgen_kernelbench_candidate", spec.name)
+    if isinstance(fn, str):
+        return KbTrials(dtype=problem.dtype_name, trials=[], environment=env, load_error=fn)
+    _set_seed(req.seed)
+    seeds = [int(torch.randint(0, 2**32 - 1, (1,)).item()) for _ in range(req.trials)]
+    trials: list[KbTrial] = []
+    for seed in seeds:
+        inputs = problem.inputs(seed)
+        ref = problem.model(*inputs)
+        _sync()
+        try:
+            out = fn(*inputs, *problem.params)
+            _sync()
+        except Exception as e:  # the candidate's error ends the trials, as in KernelBench
+            trials.append(KbTrial(seed=seed, passed=False, error=describe_error(e)))
+            break
+        trial = _trial(seed, ref, out, req.tolerance)
+        trials.append(trial)
+        if trial.error is not None:
+            break
+    return KbTrials(dtype=problem.dtype_name, trials=trials, environment=env)
+
+
+def _flush_l2() -> None:
+    # 32 x 1024 x 1024 int64: 256 MiB written, past the H200's L2 (KernelBench's clear_l2_cache).
+    dummy = torch.empty((32, 1024, 1024), dtype=torch.int64, device="cuda")
+    dummy.fill_(42)
+    del dummy
+
+
+def cuda_event_times(
+    fn: Callable[..., Any], args: list[Any], warmup: int, trials: int, discard_first: int
+) -> list[float]:
+    """Per-trial ms, as time_execution_with_cuda_event measures them."""
+    for _ in range(warmup):
+        fn(*args)
+        torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    times: list[float] = []
+    for trial in range(trials + discard_first):
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        _flush_l2()
+        start.record()
+        fn(*args)
+        end.record()
+        torch.cuda.synchronize()
+        if trial >= discard_first:
+            times.append(start.elapsed_time(end))
+    return times
+
+
+def _stats(times: list[float]) -> KbTimes:
+    return KbTimes(
+        mean_ms=statistics.fmean(times),
+        std_ms=statistics.pstdev(times),
+        min_ms=min(times),
+        max_ms=max(times),
+        trials=len(times),
+    )
+
+
+def run_timing(req: KbRequest) -> KbTimed:
+    from kernelgen.env import environment
+
+    spec = load_spec(req.op)
+    env = environment(req.device)
+    problem = _Problem(spec, req)
+    timing = KbTiming(warmup=CANDIDATE_WARMUP, trials=req.perf_trials, discard_first=DISCARD_FIRST)
+    _, fn = load_entry(req.candidate, "kernelgen_kernelbench_candidate", spec.name)
+    inputs = problem.inputs(req.seed)
+    params = problem.params
+    if isinstance(fn, str):
+        timing.errors["candidate"] = fn
+        return KbTimed(timing=timing, environment=env)
+    entry = fn
+    torch._dynamo.reset()
+    compiled = torch.compile(problem.model, backend="inductor", mode="default")
+    contenders: list[tuple[str, Callable[..., Any], list[Any], int]] = [
+        ("candidate", lambda *a: entry(*a, *params), inputs, CANDIDATE_WARMUP),
+        ("eager", problem.model, inputs, PEER_WARMUP),
+        ("compile", compiled, inputs, PEER_WARMUP),
+    ]
+    for who, call, args, warmup in contenders:
+        try:
+            times = cuda_event_times(call, args, warmup, req.perf_trials, DISCARD_FIRST)
+        except Exception as e:  # one implementation's failure leaves the others' figures
+            timing.errors[who] = describe_error(e)
+            continue
+        setattr(timing, who, _stats(times))
+    cand = timing.candidate
+    if cand is not None and cand.mean_ms > 0:
+        if timing.eager is not None:
+            timing.speedup_vs_eager = timing.eager.mean_ms / cand.mean_ms
+            timing.excessive = timing.speedup_vs_eager > EXCESSIVE
+        if timing.compile is not None:
+            timing.speedup_vs_compile = timing.compile.mean_ms / cand.mean_ms
+    return KbTimed(timing=timing, environment=env)
+
+
+def _prepare(req: KbRequest) -> None:
+    os.chdir(req.root)
+    if req.device == "cuda":
+        torch.cuda.set_per_process_memory_fraction(GPU_MEMORY_FRACTION)
+
+
+def check_main(request: str) -> str:
+    """Sandbox target: KbRequest JSON in, KbTrials JSON out."""
+    req = KbRequest.model_validate_json(request)
+    _prepare(req)
+    with torch.no_grad():
+        return run_check(req).model_dump_json()
+
+
+def time_main(request: str) -> str:
+    """Sandbox target: KbRequest JSON in, KbTimed JSON out."""
+    req = KbRequest.model_validate_json(request)
+    _prepare(req)
+    with torch.no_grad():
+        return run_timing(req).model_dump_json()
