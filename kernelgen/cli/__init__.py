@@ -2,7 +2,8 @@
 
 common.py holds the app and what the commands share; pipeline.py the pipeline's commands (ops,
 new, verify, bench, optimize, promote, report); agent.py the agent's (agent ..., mcp); imports.py
-`import kernelbench`; views.py the rich renderables they print.
+`import kernelbench`; kbsuite.py `suite kernelbench` and `report kernelbench`; views.py the rich
+renderables they print.
 """
 
 # Each module registers its commands on the app as it is imported: the pipeline's first, so that
@@ -10,6 +11,7 @@ new, verify, bench, optimize, promote, report); agent.py the agent's (agent ...,
 from kernelgen.cli import pipeline  # noqa: I001, F401
 from kernelgen.cli import agent  # noqa: F401
 from kernelgen.cli import imports  # noqa: F401
+from kernelgen.cli import kbsuite  # noqa: F401
 from kernelgen.cli.common import app
 
 __all__ = ["app", "main"]

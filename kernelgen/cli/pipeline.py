@@ -382,10 +382,11 @@ def report(
     out_path: Annotated[Path | None, typer.Option("--out", help="also write here")] = None,
     all_ops: Annotated[bool, typer.Option("--all", help="the library's status page")] = False,
     json_out: Annotated[
-        bool, typer.Option("--json", help="with --all: JSON on the last line")
+        bool, typer.Option("--json", help="with --all or kernelbench: JSON on the last line")
     ] = False,
 ):
-    """Review a run: summary, per-shape table, history, and the diff from seed to best."""
+    """Review a run: summary, per-shape table, history, and the diff from seed to best.
+    `report kernelbench`: the KernelBench suite's fast_p table."""
     from kernelgen import report as reports
 
     if all_ops:
@@ -398,6 +399,11 @@ def report(
         return
     if op is None:
         raise UsageError("name an operator, or pass --all")
+    if op == "kernelbench":
+        # The suite's table (kbsuite.py), not an operator: imported ones are named kb<level>_...
+        from kernelgen.cli.kbsuite import report_kernelbench
+
+        return report_kernelbench(json_out=json_out, fmt=fmt.value, out_path=out_path)
     result = reports.render_run(op, run_id=run, candidate=candidate, fmt=fmt.value, out=out_path)
     for item in result.renderables:
         out.print(item)

@@ -1,0 +1,283 @@
+"""`kernelgen suite kernelbench`: the pipeline over many KernelBench problems, resumably.
+
+The state file, evaluations/kernelbench/<name>.json (a SuiteRecord), lists every problem of the
+levels the suite covers, attempted or not, with its status; it is rewritten (atomically) before
+and after each step of each problem. A problem is marked running, with the time its attempt
+began, before its run starts, so a suite killed at any point finds the run that attempt made and
+the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
+written when known. A second suite on the same state file is refused while one runs.
+
+Problems come from a KernelBench checkout (--from: imported as the suite reaches them) or from
+the operators already imported. Those not selected (--problems) are in the record too, as not
+attempted, so fast_p counts them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kernelgen import store
+from kernelgen.errors import KernelgenError, UsageError
+from kernelgen.kernelbench import attempt
+from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord, SuiteSettings
+from kernelgen.kernelbench.scores import load_state, state_dir, state_path
+from kernelgen.kernelbench.source import Refused, read
+from kernelgen.records import now
+from kernelgen.spec import known_ops, load_spec
+
+PROPOSERS = ("llm", "tune", "replay", "files", "agent")
+_OP = re.compile(r"^kb(\d+)_(\d+)_(\w+)$")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class SuiteOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "suite"
+    levels: list[int] = Field(default_factory=lambda: [1, 2])
+    problems: list[str] = Field(
+        default_factory=list, description="numbers (every chosen level), LEVEL:NUMBER, or ops"
+    )
+    proposer: str | None = None
+    device: Literal["cpu", "cuda"] = "cpu"
+    budget_s: float | None = None
+    rounds: int = 4
+    candidates: int = 2
+    repairs: int = 2
+    model: str | None = None
+    base_url: str | None = None
+    source: str | None = None
+    checkout: str | None = None
+    skip_conv: bool = False
+    retry: bool = False
+
+
+Events = Callable[[str], None]
+Done = Callable[[SuiteProblem], None]
+
+
+def _check(o: SuiteOptions) -> None:
+    if not _NAME.match(o.name):
+        raise UsageError(f"--name {o.name!r}: letters, digits, '.', '_' and '-' only")
+    if not o.levels or any(lv < 1 for lv in o.levels):
+        raise UsageError(f"--level {o.levels}: expected level numbers, 1 and up")
+    if o.proposer is not None and o.proposer not in PROPOSERS:
+        raise UsageError(f"--proposer {o.proposer}: expected one of {', '.join(PROPOSERS)}")
+    if o.proposer == "files" and not o.source:
+        raise UsageError("--proposer files needs --source DIR (a folder of <op>/ folders)")
+    if o.checkout is not None and not Path(o.checkout).exists():
+        raise UsageError(f"--from {o.checkout}: no such file or folder")
+    if o.budget_s is not None and o.budget_s <= 0:
+        raise UsageError(f"--budget-s {o.budget_s:g}: expected seconds above 0")
+
+
+def listed(o: SuiteOptions) -> list[SuiteProblem]:
+    """The problems of the chosen levels: the checkout's files, else the imported operators."""
+    from kernelgen.kernelbench import problem_files
+
+    found: list[SuiteProblem] = []
+    if o.checkout is not None:
+        base = Path(o.checkout)
+        for path in problem_files([base]):
+            try:
+                pf = read(path)
+            except Refused:  # a file in a level folder that is no problem
+                continue
+            if pf.level in o.levels:
+                rel = path.relative_to(base) if base.is_dir() else Path(path.name)
+                found.append(
+                    SuiteProblem(
+                        level=pf.level, problem=pf.problem, title=pf.title, op=pf.op, file=str(rel)
+                    )
+                )
+        return found
+    for op in known_ops():
+        m = _OP.match(op)
+        if m and int(m.group(1)) in o.levels:
+            level, number, title = int(m.group(1)), int(m.group(2)), m.group(3)
+            found.append(SuiteProblem(level=level, problem=number, title=title, op=op))
+    return found
+
+
+def _selected(p: SuiteProblem, wanted: list[str]) -> bool:
+    if not wanted:
+        return True
+    return any(w in (str(p.problem), f"{p.level}:{p.problem}", p.op) for w in wanted)
+
+
+def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
+    levels = sorted({*o.levels, *(old.levels if old else [])})
+    return SuiteSettings(
+        levels=levels,
+        proposer=o.proposer,
+        device=o.device,
+        budget_s=o.budget_s,
+        rounds=o.rounds,
+        candidates=o.candidates,
+        repairs=o.repairs,
+        model=o.model,
+        base_url=o.base_url,
+        source=str(Path(o.source).resolve()) if o.source else None,
+        checkout=str(Path(o.checkout).resolve()) if o.checkout else (old and old.checkout),
+        skip_conv=o.skip_conv,
+    )
+
+
+def open_state(o: SuiteOptions) -> SuiteRecord:
+    """The suite's record, made or extended with the problems listed now; unknown problems of
+    the chosen levels are added, those known keep what they came to."""
+    path = state_path(o.name)
+    rec = load_state(path) if path.is_file() else None
+    settings = _settings(o, rec.settings if rec else None)
+    if rec is None:
+        rec = SuiteRecord(name=o.name, settings=settings)
+    rec.settings = settings
+    have = {p.key: p for p in rec.problems}
+    new = listed(o)
+    if not new and not any(p.level in o.levels for p in rec.problems):
+        where = f"under {o.checkout}" if o.checkout else "imported (give --from a checkout)"
+        raise UsageError(f"no KernelBench problem of level {o.levels} {where}")
+    for p in new:
+        if p.key not in have:
+            have[p.key] = p
+        elif p.file and not have[p.key].file:
+            have[p.key].file = p.file
+    chosen = [p for p in have.values() if p.level in o.levels and _selected(p, o.problems)]
+    if o.problems and not chosen:
+        raise UsageError(f"--problems {' '.join(o.problems)}: none of level {o.levels}")
+    for p in chosen:
+        p.selected = True
+    rec.problems = [have[k] for k in sorted(have)]
+    return rec
+
+
+def scratch() -> Path:
+    return state_dir() / "scratch"
+
+
+def save(rec: SuiteRecord) -> None:
+    rec.updated = now()
+    store.write_atomic(state_path(rec.name), rec.model_dump_json(indent=2))
+
+
+@contextmanager
+def _exclusive(name: str) -> Iterator[None]:
+    # In scratch/, which git ignores under evaluations/, as the run logs.
+    path = scratch() / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(
+                f"suite {name!r} is running in another process ({path}): one at a time"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        yield
+
+
+def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
+    if not p.selected or p.level not in o.levels or not _selected(p, o.problems):
+        return False
+    if p.status in ("pending", "running"):
+        return True
+    # An agent works between suites: what it did since is taken again.
+    again = o.retry or proposer == "agent"
+    return again and p.status != "accepted"
+
+
+def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
+    """Attempt every selected problem not yet done, one at a time, saving as it goes."""
+    _check(o)
+    with _exclusive(o.name):
+        rec = open_state(o)
+        save(rec)
+        proposer = attempt.proposer_of(rec.settings)
+        for p in rec.problems:
+            if _todo(p, o, proposer):
+                _one(rec, p, proposer, event)
+                done(p)
+        return rec
+
+
+def _stop(rec: SuiteRecord, p: SuiteProblem, why: str) -> None:
+    p.status, p.category, p.reason, p.finished = "not attempted", None, why, now()
+    save(rec)
+
+
+def _one(rec: SuiteRecord, p: SuiteProblem, proposer: str, event: Events) -> None:
+    s = rec.settings
+    resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
+    if not resuming:
+        p.status, p.started, p.finished = "running", store.stamp(), None
+        p.proposer, p.device, p.run, p.candidate = proposer, s.device, None, None
+        p.category = p.reason = p.kb_note = None
+        p.kb_correct = p.speedup_vs_eager = p.speedup_vs_compile = None
+        save(rec)
+    event(f"{p.op}: {'resuming' if resuming else 'starting'} ({proposer}, {s.device})")
+    if not resuming and p.file and s.checkout:
+        why = _import(Path(s.checkout) / p.file)
+        if why:
+            return _stop(rec, p, f"import refused: {why}")
+    why = attempt.cannot_run(p, s) or attempt.unusable(p, s, proposer)
+    if why:
+        return _stop(rec, p, why)
+    log = scratch() / "logs" / rec.name / f"{p.op}.log"
+    if proposer == "agent":
+        found = attempt.agent_run(p.op, s.device)
+        assert found is not None  # unusable() said there is one
+        p.run = found.id
+        save(rec)
+        pending = any(r.status == "pending" for r in store.load_candidates(p.op, found.id))
+        failed = attempt.run_pipeline(p, s, proposer, found.id, log) if pending else None
+    else:
+        run = attempt.find_run(p, s.device)
+        if run is not None and run.state != "running":
+            failed = None
+        else:
+            resume = run.id if run is not None else None
+            failed = attempt.run_pipeline(p, s, proposer, resume, log)
+    run = attempt.find_run(p, s.device)
+    if run is None:
+        return _stop(rec, p, f"the run did not start: {failed or 'no run was made'}")
+    # Saved only once KernelBench's check is recorded too: a suite killed before that finds
+    # the problem running, and settles it again from its finished run.
+    attempt.settle(p, run)
+    if p.status == "accepted":
+        event(f"{p.op}: accepted {p.candidate}; KernelBench's check")
+        attempt.kernelbench_figures(p, s.device)
+    elif failed and p.reason:
+        p.reason += f" (the run's process: {failed})"
+    p.finished = now()
+    save(rec)
+
+
+def _import(path: Path) -> str | None:
+    """Import the problem unless its reference holds this very file already (an import runs
+    the problem several times: seconds, for every problem of every suite). Why it was refused,
+    or None."""
+    from kernelgen.kernelbench import import_file
+    from kernelgen.kernelbench.runtime import sha256
+    from kernelgen.spec import reference_path
+
+    try:
+        pf = read(path)
+        if reference_path(pf.op).is_file():
+            origin = load_spec(pf.op).data.origin
+            if origin is not None and origin.sha256 == sha256(pf.source):
+                return None
+        got = import_file(path)
+    except KernelgenError as e:
+        return str(e)
+    return got.reason if got.status == "refused" else None

@@ -1,0 +1,147 @@
+"""`kernelgen suite kernelbench`: every problem of the levels in the record, attempted with the
+proposer asked for where it can be, resumable after a kill, and KernelBench's check on what is
+accepted. The problems are kb_project's (conftest.py): a tiny softmax and a square matmul."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kernelgen import store
+from kernelgen.cli import app
+from kernelgen.kernelbench.results import SuiteRecord
+from kernelgen.kernelbench.scores import load_state, state_path
+from kernelgen.kernelbench.suite import SuiteOptions, open_state, run_suite, save
+from kernelgen.propose.base import Proposal
+from kernelgen.propose.files import FilesProposer
+from kernelgen.records import Budget
+from kernelgen.run import loop
+
+HERE = Path(__file__).parent
+GOOD = (HERE / "candidates" / "softmax_rows.py").read_text()
+SOFTMAX, MATMUL = "kb1_1_softmax", "kb1_2_square_matmul"
+
+
+def _options(root: Path, **kw: object) -> SuiteOptions:
+    base = {
+        "levels": [1],
+        "checkout": str(root.parent / "kb"),
+        "device": "cpu",
+        "proposer": "files",
+        "source": str(root / "proposals"),
+        "budget_s": 300.0,
+    }
+    return SuiteOptions(**{**base, **kw})  # type: ignore[arg-type]
+
+
+def _proposals(root: Path) -> Path:
+    folder = root / "proposals" / SOFTMAX
+    folder.mkdir(parents=True)
+    (folder / "a_good.py").write_text(GOOD)
+    return folder
+
+
+def _quiet(_: object) -> None:
+    pass
+
+
+def _by_op(rec: SuiteRecord) -> dict:
+    return {p.op: p for p in rec.problems}
+
+
+def test_a_suite_runs_the_pipeline_and_kernelbench_s_check(kb_project: Path) -> None:
+    _proposals(kb_project)
+    args = ["suite", "kernelbench", "--level", "1", "--from", str(kb_project.parent / "kb")]
+    args += ["--proposer", "files", "--source", "proposals", "--device", "cpu", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    last = json.loads(result.output.strip().splitlines()[-1])
+    rows = {p["op"]: p for p in last["problems"]}
+    soft, mat = rows[SOFTMAX], rows[MATMUL]
+    assert soft["status"] == "accepted" and soft["kb_correct"] is True and soft["device"] == "cpu"
+    assert soft["speedup_vs_eager"] is None  # nothing is timed on CPU
+    check = json.loads(
+        (
+            store.candidate_dir(SOFTMAX, soft["run"], soft["candidate"]) / "kernelbench.json"
+        ).read_text()
+    )
+    assert check["correct"] is True and len(check["trials"]) == 5
+    assert mat["status"] == "not attempted" and mat["run"] is None
+    assert "no candidates" in mat["reason"]
+    assert last["summary"]["eager"]["fast_0"] == 0.5 and last["summary"]["eager"]["fast_1"] == 0
+    # Run again: nothing is attempted twice.
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert store.list_runs(SOFTMAX) == [soft["run"]]
+
+
+def test_a_killed_suite_resumes_the_run_it_left(kb_project: Path) -> None:
+    """The suite was killed while the softmax's first candidate was being judged: its state file
+    says running, its run holds the candidate pending. Run again, the same run finishes it."""
+    folder = _proposals(kb_project)
+    options = _options(kb_project)
+    rec = open_state(options)  # as the killed suite made it
+    from kernelgen.kernelbench.suite import _import
+
+    assert _import(kb_project.parent / "kb" / "level1" / "1_Softmax.py") is None
+    started = store.stamp()
+    runner = loop.start(
+        SOFTMAX,
+        FilesProposer(folder),
+        device="cpu",
+        budget=Budget(rounds=1, candidates=1, repairs=0),
+        source=str(folder),
+    )
+    runner.new_record("r01-c01", 1, "seed", Proposal(source=GOOD, name="a_good.py"))
+    runner.close()
+    soft = _by_op(rec)[SOFTMAX]
+    soft.status, soft.started, soft.proposer, soft.device = "running", started, "files", "cpu"
+    save(rec)
+    assert [c.status for c in store.load_candidates(SOFTMAX, runner.run.id)] == ["pending"]
+
+    done = run_suite(options, _quiet, _quiet)
+    soft = _by_op(done)[SOFTMAX]
+    assert soft.status == "accepted" and soft.run == runner.run.id
+    assert store.list_runs(SOFTMAX) == [runner.run.id]  # resumed, not started again
+    (cand,) = store.load_candidates(SOFTMAX, runner.run.id)
+    assert cand.status == "accepted" and soft.candidate == cand.id and soft.kb_correct is True
+    assert load_state(state_path("suite")).problems == done.problems  # all of it written
+
+
+def test_no_usable_proposer_is_not_attempted_with_why(
+    kb_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("KERNELGEN_MODEL", "KERNELGEN_BASE_URL", "OPENAI_BASE_URL", "OPENAI_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    rec = run_suite(_options(kb_project, proposer="tune", problems=["1"]), _quiet, _quiet)
+    soft = _by_op(rec)[SOFTMAX]
+    assert soft.status == "not attempted" and soft.run is None
+    assert "the tuner searches a seed's meta-parameters" in (soft.reason or "")
+    assert f"{SOFTMAX} has no seed" in (soft.reason or "")
+    # Not selected, and listed all the same: fast_p counts it.
+    assert _by_op(rec)[MATMUL].status == "pending" and not _by_op(rec)[MATMUL].selected
+
+    rec = run_suite(_options(kb_project, proposer="llm", retry=True), _quiet, _quiet)
+    for p in rec.problems:
+        assert p.status == "not attempted" and "needs a model and an endpoint" in (p.reason or "")
+
+    rec = run_suite(_options(kb_project, proposer="agent", problems=["1:2"]), _quiet, _quiet)
+    matmul = _by_op(rec)[MATMUL]
+    assert matmul.status == "not attempted"
+    assert f"no agent run of {MATMUL} on cpu" in (matmul.reason or "")
+
+
+def test_a_second_suite_on_the_same_state_is_refused(kb_project: Path) -> None:
+    import fcntl
+
+    from kernelgen.errors import UsageError
+    from kernelgen.kernelbench.suite import scratch
+
+    scratch().mkdir(parents=True)
+    with open(scratch() / "suite.lock", "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(UsageError, match="is running in another process"):
+            run_suite(_options(kb_project), _quiet, _quiet)
