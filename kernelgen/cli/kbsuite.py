@@ -146,11 +146,12 @@ def _x(v: float | None) -> str:
 
 def _table(rows) -> Table:  # noqa: ANN001 - scores.Row
     t = Table(title="kernelgen on KernelBench")
-    t.add_column("problem", no_wrap=True)
-    t.add_column("status (why)", ratio=1)
-    t.add_column("KB")
-    t.add_column("x eager", justify="right")
-    t.add_column("x compile", justify="right")
+    # Operator names run to 60 characters: they fold, and the figures keep their width.
+    t.add_column("problem", max_width=36, overflow="fold")
+    t.add_column("status (why)", min_width=20, ratio=1)
+    t.add_column("KB", no_wrap=True)
+    t.add_column("x eager", justify="right", no_wrap=True)
+    t.add_column("x compile", justify="right", no_wrap=True)
     for r in rows:
         style = {"accepted": "green", "rejected": "red"}.get(r.status, "yellow")
         word = Text(r.status + (f" ({r.category})" if r.category else ""), style=style)
