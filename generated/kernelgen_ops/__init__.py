@@ -12,7 +12,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.silu_and_mul(...)  seed, 1.00x vs best peer
     kernelgen_ops.softmax(...)       20261204-144946-agent-b8b6/r01-c01, 1.21x vs best peer
     kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 7.96x vs best peer
-    kernelgen_ops.topk(...)          20261202-134854-agent-990b/r06-c01, 1.58x vs best peer
+    kernelgen_ops.topk(...)          20261205-033417-agent-5842/r01-c01, 1.59x vs best peer
 
 Each figure is the kernel's speedup over the best peer measured, geomean over shapes: at each
 shape the fastest of torch eager, torch.compile, Liger and FlagGems that was timed there (below
@@ -497,7 +497,7 @@ def sparse_attn(
     return _sparse_attn_call.fast(q, k, v, indices, scale)
 
 
-# topk: agent run 20261202-134854-agent-990b/r06-c01 on NVIDIA H200, 1.58x vs the best peer
+# topk: agent run 20261205-033417-agent-5842/r01-c01 on NVIDIA H200, 1.59x vs the best peer
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _topk_call = _calls.Call("topk", _contracts, _topk)
 
@@ -522,7 +522,7 @@ def topk(x: torch.Tensor, k: int) -> torch.Tensor:
     of its k largest values, in any order; the values themselves are not returned. DeepSeek-V3.2's
     lightning indexer picks the 2048 cached tokens each query attends to this way.
 
-    Kernel: agent run 20261202-134854-agent-990b/r06-c01 on NVIDIA H200, 1.58x vs the best peer; see
+    Kernel: agent run 20261205-033417-agent-5842/r01-c01 on NVIDIA H200, 1.59x vs the best peer; see
     kernelgen_ops.available()["topk"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

@@ -3,25 +3,25 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/topk.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/topk/20261202-134854-agent-990b/candidates/r06-c01/source.py
-# record    evaluations/topk/20261202-134854-agent-990b/candidates/r06-c01/record.json
-# proposer  agent (model kernelgen-session (written by hand, as an agent), round 6, parent r03-c01)
+# source    evaluations/topk/20261205-033417-agent-5842/candidates/r01-c01/source.py
+# record    evaluations/topk/20261205-033417-agent-5842/candidates/r01-c01/record.json
+# proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# best peer 1.58x geomean over 3 shapes, each against the fastest peer measured there: eager or
+# best peer 1.59x geomean over 3 shapes, each against the fastest peer measured there: eager or
 #           torch.compile in the run's record
-#           1x131072_k2048 float32: 1.71x vs torch.compile
-#           64x32768_k2048 float32: 0.81x vs eager
-#           128x8192_k512 float32: 2.87x vs torch.compile
-# speedups  geomean 1.60x vs eager, 1.70x vs torch.compile, - vs seed
+#           1x131072_k2048 float32: 1.67x vs torch.compile
+#           64x32768_k2048 float32: 0.84x vs eager
+#           128x8192_k512 float32: 2.86x vs torch.compile
+# speedups  geomean 1.60x vs eager, 1.93x vs torch.compile, - vs seed
 # peers     eager = references/topk.py:eager, the op as torch users call it; torch.compile of the
 #           same
-#           1x131072_k2048 float32: 34.4 us, 1.73x eager, 1.71x compile, - seed
-#           64x32768_k2048 float32: 118.5 us, 0.81x eager, 1.01x compile, - seed
-#           128x8192_k512 float32: 22.9 us, 2.90x eager, 2.87x compile, - seed
+#           1x131072_k2048 float32: 34.5 us, 1.68x eager, 1.67x compile, - seed
+#           64x32768_k2048 float32: 117.2 us, 0.84x eager, 1.51x compile, - seed
+#           128x8192_k512 float32: 22.9 us, 2.89x eager, 2.86x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
-#           128x8192_k512; torch's op at 1x131072_k2048, 64x32768_k2048
-# sha256    0452470abf08998c6b881ec21c28775cf968645f24ef3760f66a60eb163c007e
-# promoted  2026-12-03T09:42:57+00:00
+#           1x131072_k2048, 64x32768_k2048, 128x8192_k512; torch's op at no shape
+# sha256    f8224e1af5116e88fb6cb77b9008cab78623a191306ffad8d1008c2e22c4ada5
+# promoted  2026-12-05T03:37:12+00:00
 #
 # ruff: noqa
 # fmt: off
@@ -39,6 +39,10 @@ registers, as r05) measured slower than r03's search on the H200 (r05: 460.2 us 
 against r03's 117.4), so rows up to ROW_MAX keep r03's.
 
 Indices come in no fixed order: the answer is a set.
+
+The long path's programs are one flat grid, chunk fastest, as (chunks, rows) ran them: rows on
+the grid's y axis stopped at 65535 (CUDA's limit there), and the judge's limit case of 65600
+rows of 33000 columns failed to launch on the H200.
 """
 
 import torch
@@ -161,13 +165,21 @@ def _prefix(hist_row, k):
 
 
 @triton.jit
+def _place(n, CHUNK: tl.constexpr):
+    """(row, chunk) of this program of the flat long-row grid: the chunks of a row in turn."""
+    chunks = tl.cdiv(n, CHUNK)
+    pid = tl.program_id(0)
+    return (pid // chunks).to(tl.int64), pid % chunks
+
+
+@triton.jit
 def _byte_kernel(
     hist_ptr, x_ptr, n, k, stride_xm, stride_xn, LEVEL: tl.constexpr, CHUNK: tl.constexpr
 ):
     """Level 0: each chunk's histogram of the keys' top byte, added into the row's. Level 1:
     the second byte's, of the keys whose top byte is the k-th largest key's."""
-    row = tl.program_id(1).to(tl.int64)
-    cols = tl.program_id(0) * CHUNK + tl.arange(0, CHUNK)
+    row, chunk = _place(n, CHUNK)
+    cols = chunk * CHUNK + tl.arange(0, CHUNK)
     ok = cols < n
     u = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn) ^ LOWEST
     hist_row = hist_ptr + row * 512
@@ -198,11 +210,11 @@ def _split_kernel(
     """Keys above the k-th key's top 16 bits go to the answer, at slots one atomic add
     reserves per program; keys sharing them are candidates. The row's last program (an
     acq_rel ticket, after a barrier) takes the rem largest candidates."""
-    row = tl.program_id(1).to(tl.int64)
+    row, chunk = _place(n, CHUNK)
     hist_row = hist_ptr + row * 512
     cnt = cnt_ptr + row * 4
     top, rem = _prefix(hist_row, k)
-    cols = tl.program_id(0) * CHUNK + tl.arange(0, CHUNK)
+    cols = chunk * CHUNK + tl.arange(0, CHUNK)
     ok = cols < n
     key = _load_keys(x_ptr, row, cols, n, stride_xm, stride_xn)
     hi16 = ((key ^ LOWEST) >> 16) & 0xFFFF
@@ -217,7 +229,7 @@ def _split_kernel(
     tl.store(cidx_ptr + at, cols, mask=eq != 0)
     tl.debug_barrier()
     ticket = tl.atomic_add(cnt + 2, 1)
-    if ticket == tl.num_programs(0) - 1:
+    if ticket == tl.cdiv(n, CHUNK) - 1:
         m = tl.atomic_add(cnt + 1, 0)  # every chunk's candidates, all in the buffer now
         above = k - rem
         ckey = ckey_ptr + row * n
@@ -281,7 +293,7 @@ def topk(x: torch.Tensor, k: int) -> torch.Tensor:
             BLOCK=block, num_warps=_warps(block),
         )  # fmt: skip
         return idx
-    grid = (triton.cdiv(n, CHUNK), b)
+    grid = (triton.cdiv(n, CHUNK) * b,)
     # One fill for all: each row's two byte histograms, then its four counters.
     work = torch.zeros(b * (512 + 4), dtype=torch.int32, device=x.device)
     hist, cnt = work[: b * 512], work[b * 512 :]
