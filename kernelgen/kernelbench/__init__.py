@@ -10,7 +10,10 @@ its first best.
 The modules, in the order an import runs them: source.py reads the file and finds its size
 constants; sizes.py measures it on the meta device and scales the constants down for the CPU;
 probe.py runs it for real at a small size and refuses what the contract cannot hold; specgen.py
-writes the SPEC, writer.py the file; runtime.py is what the written reference runs.
+writes the SPEC; domain.py gives it its `reduction` and the domain the judge draws cases from
+(shapes.py: the dims and their values, reduce.py: what the forward sums, families.py: the value
+families and layouts it is defined on); writer.py writes the file; runtime.py is what the written
+reference runs, and drawn.py runs it at a drawn size.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from kernelgen.errors import KernelgenError, SpecError
-from kernelgen.kernelbench import probe, sizes, source, specgen, writer
+from kernelgen.kernelbench import domain, probe, sizes, source, specgen, writer
 from kernelgen.kernelbench.runtime import Measured, execute, measure, overrides, seeded
 from kernelgen.kernelbench.source import ProblemFile, Refused
 
@@ -71,7 +71,8 @@ def make_reference(pf: ProblemFile) -> tuple[str, list[str], bool]:
             )
             notes.append(f"CPU sizes scale the module's constants: {moved}")
     spec, plan, costs = specgen.build(pf, found_constants, kept, found, notes)
-    return writer.render(pf, spec, plan, costs), notes, convolution
+    derived, comment = domain.attach(pf, found_constants, kept, found, spec, plan, costs)
+    return writer.render(pf, spec, plan, costs, derived, comment), notes, convolution
 
 
 def _runs(pf: ProblemFile, found_constants: dict, v: sizes.Variant) -> bool:

@@ -1,7 +1,9 @@
 """references/<op>.py for an imported problem: the problem's source, embedded and checked by its
 sha256, the SPEC, the plan and the cost table, and the functions the contract asks for (the
 reference, make_inputs, cost, and eager: the Model called as its users call it), each one line
-into kernelgen/kernelbench/runtime.py."""
+into kernelgen/kernelbench/runtime.py; derive_dims completes a size its domain draws
+(kernelgen/kernelbench/drawn.py). A comment above SPEC says how its reduction and its domain were
+found (kernelgen/kernelbench/domain.py)."""
 
 from __future__ import annotations
 
@@ -25,10 +27,11 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
-from kernelgen.kernelbench.runtime import Problem
+from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = {source}
 
+{comment}
 SPEC = {spec}
 
 # How the reference maps the problem onto the contract: which module-level constant each dim is,
@@ -39,7 +42,11 @@ PLAN = {plan}
 # reference, per size (measured on the meta device at import).
 COSTS = {costs}
 
-PROBLEM = Problem({op!r}, SOURCE, SPEC, PLAN)
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {derived}
+
+PROBLEM = DrawnProblem({op!r}, SOURCE, SPEC, PLAN, DERIVED)
 
 
 def {op}({args}):
@@ -56,6 +63,10 @@ def make_inputs(size, dtype, dist, gen):
 
 def cost(dims, itemsize):
     return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)
 '''
 
 
@@ -89,11 +100,23 @@ def _dims(dims: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in dims.items()) or "no size constants"
 
 
+def _comment(lines: list[str]) -> str:
+    """How the SPEC's reduction and domain were found, as a comment block."""
+    out = [
+        "# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):"
+    ]
+    for line in lines:
+        out += textwrap.wrap(line, 97, initial_indent="# - ", subsequent_indent="#   ")
+    return "\n".join(out)
+
+
 def render(
     pf: ProblemFile,
     spec: dict[str, Any],
     plan: dict[str, Any],
     costs: list[dict[str, Any]],
+    derived: dict[str, Any] | None = None,
+    comment: list[str] | None = None,
 ) -> str:
     args = ", ".join(i["name"] for i in spec["inputs"])
 
@@ -111,5 +134,7 @@ def render(
         spec=fmt(spec),
         plan=fmt(plan),
         costs=fmt(costs),
+        derived=fmt(derived or {}),
+        comment=_comment(comment or []),
         args=args,
     )

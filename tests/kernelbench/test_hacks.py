@@ -60,8 +60,10 @@ def test_a_plain_triton_softmax_is_accepted_on_cpu(project: Path) -> None:
     verdict = json.loads(got.output.strip().splitlines()[-1])
     assert verdict["accepted"] and verdict["outcome"] == "accepted-partial"
     ran = {c["name"] for c in verdict["cases"] if c["status"] == "passed"}
-    # The small and odd sizes run on CPU; the problem's own size waits for the GPU.
-    assert ran == {f"{s}/float32/{d}" for s in ("small", "odd") for d in ("normal", "uniform")}
+    # The small and odd sizes run on CPU; the problem's own size waits for the GPU. The cases
+    # drawn from its domain run too (test_domains.py).
+    fixed = {name for name in ran if not name.startswith("drawn")}
+    assert fixed == {f"{s}/float32/{d}" for s in ("small", "odd") for d in ("normal", "uniform")}
 
 
 def test_an_honest_matmul_is_accepted(project: Path) -> None:
