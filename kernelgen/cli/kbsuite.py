@@ -55,6 +55,13 @@ def kernelbench(
         bool, typer.Option("--skip-conv", help="leave convolutions out, with that reason")
     ] = False,
     retry: Annotated[bool, typer.Option(help="attempt again what is not accepted")] = False,
+    promote: Annotated[
+        bool,
+        typer.Option(
+            "--promote",
+            help="promote each accepted problem into generated/ (default: kept in its run)",
+        ),
+    ] = False,
     name: Annotated[
         str, typer.Option(help="the state file: evaluations/kernelbench/NAME.json")
     ] = "suite",
@@ -81,6 +88,7 @@ def kernelbench(
         checkout=str(checkout) if checkout else None,
         skip_conv=skip_conv,
         retry=retry,
+        promote=promote,
     )
 
     def event(message: str) -> None:

@@ -283,6 +283,9 @@ def optimize(
     json_out: Annotated[bool, typer.Option("--json")] = False,
     gpus: GpusOpt = None,
     ray: RayOpt = None,
+    promote: Annotated[
+        bool, typer.Option(help="CUDA: sanitize the best and promote it into generated/")
+    ] = True,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
     from kernelgen.run.optimize import OptimizeOptions, optimize_op, resolve_ops
@@ -320,6 +323,7 @@ def optimize(
         source=source,
         gpus=gpus,
         ray=ray,
+        promote=promote,
     )
     for name in names:
         if json_out:

@@ -105,6 +105,8 @@ def cannot_run(p: SuiteProblem, settings: SuiteSettings) -> str | None:
 
 def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: str | None):
     cmd = [sys.executable, "-m", "kernelgen", "optimize", p.op, "--device", settings.device]
+    if not settings.promote:
+        cmd += ["--no-promote"]
     if resume is not None:
         return [*cmd, "--resume", resume, "--json"]
     cmd += ["--proposer", proposer, "--rounds", str(settings.rounds)]

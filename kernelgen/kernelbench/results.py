@@ -150,6 +150,11 @@ class SuiteSettings(_Record):
     source: str | None = Field(None, description="files: the folder of <op>/ candidate folders")
     checkout: str | None = Field(None, description="--from: the KernelBench checkout imported")
     skip_conv: bool = False
+    promote: bool = Field(
+        False,
+        description="accepted problems promoted into generated/ (--promote); by default a "
+        "problem's best stays in its run: the suite measures the pipeline, it does not ship",
+    )
 
 
 class SuiteProblem(_Record):

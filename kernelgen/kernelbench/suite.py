@@ -58,6 +58,7 @@ class SuiteOptions(BaseModel):
     checkout: str | None = None
     skip_conv: bool = False
     retry: bool = False
+    promote: bool = False
 
 
 Events = Callable[[str], None]
@@ -128,6 +129,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         source=str(Path(o.source).resolve()) if o.source else None,
         checkout=str(Path(o.checkout).resolve()) if o.checkout else (old and old.checkout),
         skip_conv=o.skip_conv,
+        promote=o.promote,
     )
 
 

@@ -48,6 +48,9 @@ class OptimizeOptions(BaseModel):
     source: str | None = None
     gpus: str | None = None  # --gpus N|all: one evaluation worker per GPU (workers.py)
     ray: str | None = None  # --ray ADDRESS|auto: the workers as Ray actors (ray_pool.py)
+    # --no-promote: the run's best stays in its run (a suite's problems are measured, not shipped);
+    # the compute-sanitizer pass, a gate of promotion only, is skipped with it.
+    promote: bool = True
 
 
 class CandidateSummary(BaseModel):
@@ -268,12 +271,15 @@ def _optimize(
 
     try:
         run = runner.run_loop()
-        if run.settings.device == "cuda" and run.best is not None:
+        if not options.promote:
+            if run.settings.device == "cuda" and run.best is not None:
+                observer.event("not promoted: --no-promote")
+        elif run.settings.device == "cuda" and run.best is not None:
             why = runner.sanitize_best()
             if why is not None:
                 observer.event(f"not promoted: {why}")
             run = runner.run
-        run.promoted = maybe_promote(run, observer, judging)
+        run.promoted = options.promote and maybe_promote(run, observer, judging)
     except PoolLost as e:
         # Every record is as the workers left it (a candidate in flight stays pending), so the
         # run resumes where it stopped, on whatever workers the resume is given.

@@ -145,3 +145,17 @@ def test_a_second_suite_on_the_same_state_is_refused(kb_project: Path) -> None:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         with pytest.raises(UsageError, match="is running in another process"):
             run_suite(_options(kb_project), _quiet, _quiet)
+
+
+def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
+    """Each problem's run is `kernelgen optimize --no-promote`, resumed ones too: a suite over
+    KernelBench must not fill kernelgen_ops with its problems. --promote lets them through."""
+    from kernelgen.kernelbench.attempt import _command
+    from kernelgen.kernelbench.results import SuiteProblem, SuiteSettings
+
+    p = SuiteProblem(level=1, problem=1, title="Softmax", op=SOFTMAX)
+    kept = SuiteSettings(levels=[1], device="cuda", rounds=1, candidates=1, repairs=0)
+    shipped = kept.model_copy(update={"promote": True})
+    assert "--no-promote" in _command(p, kept, "files", None)
+    assert "--no-promote" in _command(p, kept, "files", "20261205-000000-files-0000")
+    assert "--no-promote" not in _command(p, shipped, "files", None)
