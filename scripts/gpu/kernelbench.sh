@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# KernelBench's problems on the GPU: `kernelgen suite kernelbench` over the agent's candidate
+# files (evaluations/kernelbench/candidates/<op>/*.py), each problem one `kernelgen optimize`
+# run that judges them on CUDA and times the best, then KernelBench's own check and timing of
+# it. On the GPU machine, from the repo root, .whl carried, and a KernelBench checkout carried
+# as data (KB: its folder holding level1/ and level2/).
+#
+#   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240] [SUITE_S=540]
+#     bash scripts/gpu/kernelbench.sh
+#
+# The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
+# $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
+# suite resumes from that state when run again. Its log is $OUT/suite.log.
+. scripts/gpu/env.sh
+[ -n "${KB:-}" ] && [ -d "$KB" ] || { echo "KB=PATH: a KernelBench checkout's level folders" >&2; exit 2; }
+pack() {
+  # shellcheck disable=SC2046 # one path per operator folder
+  tar czf "$OUT/results.tgz.part" evaluations/kernelbench $(ls -d evaluations/kb[0-9]*_* 2>/dev/null) \
+    && mv "$OUT/results.tgz.part" "$OUT/results.tgz"
+}
+(while sleep 20; do pack; done) &
+packer=$!
+trap 'kill $packer 2>/dev/null; pack' EXIT
+timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
+  ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
+  --proposer files --source evaluations/kernelbench/candidates \
+  --budget-s "${BUDGET_S:-240}" --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" \
+  > "$OUT/suite.log" 2>&1
+echo "== suite: rc=$?"
+grep -vE "^\s*$" "$OUT/suite.log" | tail -n 60 | cut -c1-240
