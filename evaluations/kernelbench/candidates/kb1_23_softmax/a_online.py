@@ -50,9 +50,8 @@ def _rows_kernel(
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK)
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    x = tl.load(
-        x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn, mask=mask, other=-float("inf")
-    ).to(tl.float32)
+    at = x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn
+    x = tl.load(at, mask=mask, other=-float("inf")).to(tl.float32)
     num = tl.exp(x - tl.max(x, axis=1)[:, None])
     y = num * (1.0 / tl.sum(num, axis=1))[:, None]
     tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], y, mask=mask)
@@ -109,9 +108,7 @@ def _chunk_stats_kernel(
     row = tl.program_id(0).to(tl.int64)
     chunk = tl.program_id(1)
     cols = chunk * CHUNK + tl.arange(0, CHUNK)
-    x = tl.load(
-        x_ptr + row * stride_xm + cols * stride_xn, mask=cols < n_cols, other=-float("inf")
-    )
+    x = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=cols < n_cols, other=-float("inf"))
     m = tl.max(x, axis=0)
     s = tl.sum(tl.where(x == -float("inf"), 0.0, tl.exp(x - m)), axis=0)
     at = stats_ptr + (row * n_chunks + chunk) * 2
@@ -173,7 +170,16 @@ def kb1_23_softmax(x):
         grid = (n_rows, n_chunks)
         _chunk_stats_kernel[grid](stats, x, n_cols, n_chunks, sxm, sxn, CHUNK=_CHUNK, num_warps=8)
         _chunk_write_kernel[grid](
-            y, x, stats, n_cols, n_chunks, sxm, sxn, y.stride(0),
-            CHUNK=_CHUNK, CHUNKS=triton.next_power_of_2(n_chunks), num_warps=8,
+            y,
+            x,
+            stats,
+            n_cols,
+            n_chunks,
+            sxm,
+            sxn,
+            y.stride(0),
+            CHUNK=_CHUNK,
+            CHUNKS=triton.next_power_of_2(n_chunks),
+            num_warps=8,
         )
     return y

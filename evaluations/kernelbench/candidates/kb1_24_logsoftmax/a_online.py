@@ -17,8 +17,8 @@ Three paths, picked by row length and count (all fp32, one rounding at the store
   pass 1 writes each chunk's (max, sum), pass 2 merges the row's chunk stats, re-reads its
   chunk and writes.
 Specials as torch: a NaN or +inf anywhere in a row makes the row NaN (exp(inf - inf)); a row
-of -inf only is NaN (-inf - -inf); -inf entries of a finite row are -inf. Lanes that have seen only -inf
-keep s = 0, so the running rescale never forms exp(-inf - -inf).
+of -inf only is NaN (-inf - -inf); -inf entries of a finite row are -inf. Lanes that have seen
+only -inf keep s = 0, so the running rescale never forms exp(-inf - -inf).
 """
 
 import functools
@@ -26,8 +26,8 @@ import functools
 import torch
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 from kernelgen_ops._runtime import nearest_bucket
+from triton.language.extra import libdevice
 
 TUNE_SPACE = {"BLOCK": [2048, 4096, 8192], "num_warps": [4, 8, 16]}
 DEFAULT_CONFIG = {"BLOCK": 4096, "num_warps": 8}
@@ -53,9 +53,8 @@ def _rows_kernel(
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK)
     mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
-    x = tl.load(
-        x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn, mask=mask, other=-float("inf")
-    ).to(tl.float32)
+    at = x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn
+    x = tl.load(at, mask=mask, other=-float("inf")).to(tl.float32)
     shifted = x - tl.max(x, axis=1)[:, None]
     y = shifted - libdevice.log(tl.sum(tl.exp(shifted), axis=1))[:, None]
     tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], y, mask=mask)
@@ -112,9 +111,7 @@ def _chunk_stats_kernel(
     row = tl.program_id(0).to(tl.int64)
     chunk = tl.program_id(1)
     cols = chunk * CHUNK + tl.arange(0, CHUNK)
-    x = tl.load(
-        x_ptr + row * stride_xm + cols * stride_xn, mask=cols < n_cols, other=-float("inf")
-    )
+    x = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=cols < n_cols, other=-float("inf"))
     m = tl.max(x, axis=0)
     s = tl.sum(tl.where(x == -float("inf"), 0.0, tl.exp(x - m)), axis=0)
     at = stats_ptr + (row * n_chunks + chunk) * 2
@@ -176,7 +173,16 @@ def kb1_24_logsoftmax(x):
         grid = (n_rows, n_chunks)
         _chunk_stats_kernel[grid](stats, x, n_cols, n_chunks, sxm, sxn, CHUNK=_CHUNK, num_warps=8)
         _chunk_write_kernel[grid](
-            y, x, stats, n_cols, n_chunks, sxm, sxn, y.stride(0),
-            CHUNK=_CHUNK, CHUNKS=triton.next_power_of_2(n_chunks), num_warps=8,
+            y,
+            x,
+            stats,
+            n_cols,
+            n_chunks,
+            sxm,
+            sxn,
+            y.stride(0),
+            CHUNK=_CHUNK,
+            CHUNKS=triton.next_power_of_2(n_chunks),
+            num_warps=8,
         )
     return y
