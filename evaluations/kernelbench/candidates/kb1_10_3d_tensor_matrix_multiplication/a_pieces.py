@@ -107,7 +107,9 @@ def _gemm_kernel(
     # Each row's start in a, once per tile: a batched operand's strides are honoured in place.
     r64 = rm.to(tl.int64)
     if ROW_DIMS == 3:
-        a_row = (r64 // (D1 * D2)) * stride_a0 + ((r64 // D2) % D1) * stride_a1 + (r64 % D2) * stride_a2
+        a_row = (
+            (r64 // (D1 * D2)) * stride_a0 + ((r64 // D2) % D1) * stride_a1 + (r64 % D2) * stride_a2
+        )
     elif ROW_DIMS == 2:
         a_row = (r64 // D2) * stride_a1 + (r64 % D2) * stride_a2
     else:
