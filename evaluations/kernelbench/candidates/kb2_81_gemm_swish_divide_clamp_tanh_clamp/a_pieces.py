@@ -9,10 +9,11 @@ three bf16 pieces (hi + mid + lo holds all 24 significant bits, each product of 
 exact in fp32), and the six products at or above 2^-24 of hi * hi are chained into one fresh
 accumulator per K block, which is added into the fp32 running total on the CUDA cores (one
 tensor-core accumulator through all of K was 10-100x less accurate than cuBLAS's fp32 GEMM on the
-H200). Six bf16 MMAs cost about what one fp32 FMA GEMM would at a tenth of the tensor cores' rate,
-so this can beat cuBLAS's fp32 (SIMT) GEMM that torch eager runs. An inf or NaN of x stays in its
-hi piece alone, so inf * w keeps w's sign as in torch. The interpreter computes bf16 unlike the GPU:
-b_ieee.py is the same kernel with exact fp32 FMAs, the fallback where this is not accepted.
+H200). Six bf16 MMAs at the H200's ~990 TFLOP/s (dense bf16) leave about twice the ~67 TFLOP/s of
+fp32 FMAs that torch eager's cuBLAS fp32 GEMM (no TF32) runs on, if the splits keep up. An inf or
+NaN of x stays in its hi piece alone, so inf * w keeps w's sign as in torch. The CPU check
+emulates the bf16 products exactly but not the tensor cores' summation within a block: b_ieee.py
+is the same kernel with exact fp32 FMAs, the fallback where this is not accepted on the GPU.
 
 The epilogue runs on the accumulator tile in registers, so the [M, N] result is written once and
 nothing else is: traffic is x and w read (w once from HBM: the programs that share a w tile run
