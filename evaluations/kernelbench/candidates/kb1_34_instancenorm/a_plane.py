@@ -51,7 +51,10 @@ def _instance_norm_kernel(
     # Lane j saw ceil((hw - j) / BLOCK) elements; merge the lanes (Chan).
     cnt = tl.maximum((hw - offs + BLOCK - 1) // BLOCK, 0).to(tl.float32)
     total = hw.to(tl.float32)
-    mu = tl.sum(cnt * mean, axis=0) / total
+    # Shifted by lane 0's mean (lane 0 always has data): a constant chunk's deviations are all
+    # 0, so its mean comes out exact and x - mean exactly 0, as in the float64 truth.
+    ref = tl.sum(tl.where(offs == 0, mean, 0.0), axis=0)
+    mu = ref + tl.sum(cnt * (mean - ref), axis=0) / total
     dev = mean - mu
     q = tl.sum(m2, axis=0) + tl.sum(tl.where(cnt > 0, cnt * dev * dev, 0.0), axis=0)
     rstd = 1.0 / tl.sqrt_rn(q / total + eps)

@@ -51,7 +51,10 @@ def _plane_stats_kernel(
     # Lane j saw ceil((length - j) / BLOCK) elements; merge the lanes (Chan).
     cnt = tl.maximum((length - offs + BLOCK - 1) // BLOCK, 0).to(tl.float32)
     total = length.to(tl.float32)
-    mu = tl.sum(cnt * mean, axis=0) / total
+    # Shifted by lane 0's mean (lane 0 always has data): a constant chunk's deviations are all
+    # 0, so its mean comes out exact and x - mean exactly 0, as in the float64 truth.
+    ref = tl.sum(tl.where(offs == 0, mean, 0.0), axis=0)
+    mu = ref + tl.sum(cnt * (mean - ref), axis=0) / total
     dev = mean - mu
     q = tl.sum(m2, axis=0) + tl.sum(tl.where(cnt > 0, cnt * dev * dev, 0.0), axis=0)
     tl.store(part_ptr + pid * 3, mu)
@@ -72,16 +75,17 @@ def _plane_merge_kernel(
     k = tl.arange(0, BLOCK_P)
     acc = tl.zeros([BLOCK_P], dtype=tl.float32)
     acc_n = tl.zeros([BLOCK_P], dtype=tl.float32)
+    ref = tl.load(part_ptr + first * 3)  # shift, as in the lanes' merge
     for s in range(0, n_parts, BLOCK_P):
         idx = s + k
         mask = idx < n_parts
         p = first + idx
         mu = tl.load(part_ptr + p * 3, mask=mask, other=0.0)
         cnt = tl.load(part_ptr + p * 3 + 2, mask=mask, other=0.0)
-        acc += cnt * mu
+        acc += tl.where(mask, cnt * (mu - ref), 0.0)
         acc_n += cnt
     count = tl.sum(acc_n, axis=0)
-    mean = tl.sum(acc, axis=0) / count
+    mean = ref + tl.sum(acc, axis=0) / count
     acc = tl.zeros([BLOCK_P], dtype=tl.float32)
     for s in range(0, n_parts, BLOCK_P):
         idx = s + k
