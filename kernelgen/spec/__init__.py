@@ -214,6 +214,9 @@ class Tolerance(_Strict):
         description="absolute tolerance; with a `reduction` dim, times max(1, log2 of its length)"
     )
 
+    def scaled(self, factor: float) -> Tolerance:
+        return Tolerance(rtol=self.rtol * factor, atol=self.atol * factor)
+
 
 class SpecData(_Strict):
     inputs: list[Input] = Field(

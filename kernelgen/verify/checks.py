@@ -102,6 +102,25 @@ def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     return float(diff.sum() / r.abs().sum().clamp_min(1e-300))
 
 
+def stretch(native: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
+    """How many times the tolerance torch's own answer in the case dtype needs, at least 1: the
+    largest |native - ref| / (atol + rtol|ref|) over the entries where both are finite.
+
+    The base tolerance is torch.testing's, grown with log2 of the reduction, which models a
+    tree sum. A GPU GEMM adds its K products in a chain: on the H200, fp32 at K = 4096 put 1.5%
+    of the entries of an exact-fp32 FMA kernel past it (err 5.1e-4 against atol 1.2e-4), as a
+    sequential fp32 chain does on the CPU (1.48%), while the CPU torch it was fitted on stays
+    within. A judge that would reject torch's own answer on its device is miscalibrated there;
+    where torch's answer passes, nothing changes."""
+    if ref.numel() == 0:
+        return 1.0
+    r = ref.double()
+    n = native.double()
+    ok = torch.isfinite(r) & torch.isfinite(n)
+    excess = torch.where(ok, (n - r).abs() / (tol.atol + tol.rtol * r.abs()), torch.zeros_like(r))
+    return max(1.0, float(excess.max()))
+
+
 def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failure | None, float]:
     """NaN and Inf exactly where the reference has them; elsewhere |out-ref| <= atol + rtol|ref|.
     Returns the failure (or None) and the max abs error over finite entries."""

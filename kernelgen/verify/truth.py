@@ -42,6 +42,8 @@ class Inputs:
     native: Any  # torch's result in the case dtype: the yardstick of the error ratio
     digests: list[str]  # a digest of each tensor input's storage, before any call
     native_errs: list[float] | None = None  # torch's relative error per output, once known
+    # how far past the base tolerance torch's own answer goes, per output (1: within), once known
+    native_stretch: list[float] | None = None
     # A limit case's: the rows `ref` and `native` are of, and the inputs at them
     sampled: limits.Sampled | None = None
 

@@ -202,3 +202,49 @@ def test_a_biased_act_quant_kernel_is_rejected() -> None:
 def test_its_honest_twin_is_accepted() -> None:
     v = verify_candidate("act_quant", COMPARE / "act_quant_reciprocal.py", device="cpu", seed=5)
     assert v.accepted, v.reason
+
+
+def _chain(a: torch.Tensor, b: torch.Tensor, order: range) -> torch.Tensor:
+    """a @ b with each output's K products added one after another in fp32, as a GPU GEMM's
+    thread does (cuBLAS's SIMT SGEMM, an exact-fp32 tl.dot loop)."""
+    acc = torch.zeros(a.shape[0], b.shape[1])
+    for k in order:
+        acc = torch.addcmul(acc, a[:, k : k + 1], b[k : k + 1, :])
+    return acc
+
+
+def _gemm_spec() -> SimpleNamespace:
+    from kernelgen.spec import Tolerance
+
+    tol = Tolerance(rtol=1.3e-6, atol=1e-5 * 12)  # fp32's, grown with log2(K = 4096)
+    return SimpleNamespace(
+        compare=None, tolerance=lambda dtype, dims: tol, data=SimpleNamespace(error_ratio=2.0)
+    )
+
+
+def test_the_tolerance_stretches_to_what_torch_needs_on_its_device_and_no_further() -> None:
+    """fp32 at K = 4096: a chained sum puts ~1.5% of its entries past the tree-sum tolerance.
+    Where torch's own answer is such a chain (a GPU's), a candidate that chains in another order
+    passes, and a wrong tile is still caught; where torch's answer is within the tolerance (the
+    CPU's blocked sum), the chained candidate is rejected as before."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(96, 4096, generator=gen), torch.randn(4096, 96, generator=gen)
+    ref = a.double() @ b.double()
+    gpu_torch = _chain(a, b, range(4096))
+    candidate = _chain(a, b, range(4095, -1, -1))
+    answers = Answers(_gemm_spec(), "cpu", "cpu")  # type: ignore[arg-type]
+    case = SimpleNamespace(name="c", dims={}, dtype="float32")
+    tol = _gemm_spec().tolerance("float32", {})
+    assert checks.stretch(gpu_torch, ref, tol) > 2.0  # torch's chain itself fails the base
+    assert checks.stretch(a @ b, ref, tol) == 1.0  # the CPU's blocked sum does not
+    passed = answers.judge_values(candidate, _inputs(a, ref, gpu_torch), case)  # type: ignore[arg-type]
+    assert passed.status == "passed"
+    wrong_tile = candidate.clone()
+    wrong_tile[32:48, 16:32] *= 1.001
+    with pytest.raises(Rejected) as caught:
+        answers.judge_values(wrong_tile, _inputs(a, ref, gpu_torch), case)  # type: ignore[arg-type]
+    assert caught.value.failure.category == "incorrect"
+    assert "torch's own answer in float32 needs" in caught.value.failure.reason
+    with pytest.raises(Rejected) as caught:
+        answers.judge_values(candidate, _inputs(a, ref, a @ b), case)  # type: ignore[arg-type]
+    assert "needs" not in caught.value.failure.reason
