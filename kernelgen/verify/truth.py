@@ -12,6 +12,8 @@ of it ever enters the candidate's process except the inputs themselves.
 from __future__ import annotations
 
 import contextlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,13 +105,50 @@ def meta(args: list[Any]) -> list[TensorMeta | float | int | bool]:
     return out
 
 
+# On a GPU the truths kept between candidates stay within this share of its memory, the rest
+# being the candidate's and the bench's. At KernelBench's own sizes a run's cases outgrow the
+# device: relu's 4096 x 393216 fp32 is 6.4 GB an input set and about 26 GB a variant with its
+# float64 truth, and with every case kept and eight drawn at once the judge held 108 GB of the
+# H200's 140 when its reference ran out of memory
+# (evaluations/logs/h200-20261205-kernelbench-pilot).
+RESIDENT_SHARE = 0.35
+# A case's truth in bytes per byte its call moves (Cost.bytes: its inputs and outputs): two
+# input sets, each with torch's answer and the float64 one (twice an fp32 output), and the
+# float64 copies of the inputs while the reference runs.
+TRUTH_PER_BYTE = 8
+
+
+def _nbytes(truth: CaseTruth) -> int:
+    total = 0
+    for inputs in truth.variants.values():
+        tensors = [a for a in inputs.args if isinstance(a, torch.Tensor)]
+        total += sum(a.untyped_storage().nbytes() for a in tensors)
+        for out in (inputs.ref, inputs.native):
+            leaves = out if isinstance(out, (tuple, list)) else [out]
+            tensors = [t for t in leaves if isinstance(t, torch.Tensor)]
+            total += sum(t.untyped_storage().nbytes() for t in tensors)
+    return total
+
+
+def _device_budget(device: str) -> int | None:
+    if not device.startswith("cuda"):
+        return None  # the CPU's cases are the interpreter's sizes
+    return int(RESIDENT_SHARE * torch.cuda.get_device_properties(torch.device(device)).total_memory)
+
+
 class Truths:
-    """The run's cases, each computed the first time a candidate reaches it."""
+    """The run's cases, each computed the first time a candidate reaches it and kept for the
+    next candidates, as many as `budget` bytes hold: past it the least recently judged are
+    dropped, and drawn again from the same seed (the same values) when a candidate reaches them."""
 
     def __init__(self, spec: OpSpec, seed: int, device: str, folder: Path):
         self.spec, self.seed, self.device, self.folder = spec, seed, device, folder
         folder.mkdir(parents=True, exist_ok=True)
-        self._cases: dict[str, CaseTruth] = {}
+        self._cases: OrderedDict[str, CaseTruth] = OrderedDict()
+        self._sizes: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self.budget = _device_budget(device)
+        self.dropped = 0  # truths dropped to stay within the budget
 
     def prepare(
         self,
@@ -129,18 +168,58 @@ class Truths:
                     done(case, self._cases[case.name])
         if not missing:
             return
-        with _intra_op(TRUTH_INTRA_OP), ThreadPoolExecutor(min(threads, len(missing))) as ex:
-            futures = {ex.submit(self._compute, c): c for c in missing}
-            for future in as_completed(futures):
-                case, truth = futures[future], future.result()
-                self._cases[case.name] = truth
-                if done is not None:
-                    done(case, truth)
+        # Together only the cases that `threads` at once keep within the budget; the others
+        # one at a time, each making room for itself.
+        share = None if self.budget is None else self.budget // threads
+        together = [c for c in missing if share is None or self._estimate(c) <= share]
+        alone = [c for c in missing if c.name not in {t.name for t in together}]
+        if together:
+            self._make_room(sum(self._estimate(c) for c in together))
+            with _intra_op(TRUTH_INTRA_OP), ThreadPoolExecutor(min(threads, len(together))) as ex:
+                futures = {ex.submit(self._compute, c): c for c in together}
+                for future in as_completed(futures):
+                    case, truth = futures[future], future.result()
+                    self._keep(case, truth)
+                    if done is not None:
+                        done(case, truth)
+        for case in alone:
+            truth = self.get(case)
+            if done is not None:
+                done(case, truth)
 
     def get(self, case: Case) -> CaseTruth:
-        if case.name not in self._cases:
-            self._cases[case.name] = self._compute(case)
-        return self._cases[case.name]
+        with self._lock:
+            if case.name in self._cases:
+                self._cases.move_to_end(case.name)
+                return self._cases[case.name]
+        self._make_room(self._estimate(case))
+        truth = self._compute(case)
+        self._keep(case, truth)
+        return truth
+
+    def _estimate(self, case: Case) -> int:
+        try:
+            return TRUTH_PER_BYTE * self.spec.cost(dict(case.dims), case.dtype).bytes
+        except Exception:  # noqa: BLE001 - a cost model that cannot say: measured once kept
+            return 0
+
+    def _keep(self, case: Case, truth: CaseTruth) -> None:
+        with self._lock:
+            self._cases[case.name] = truth
+            self._sizes[case.name] = _nbytes(truth)
+
+    def _make_room(self, need: int) -> None:
+        if self.budget is None:
+            return
+        with self._lock:
+            before = self.dropped
+            while self._cases and sum(self._sizes.values()) + need > self.budget:
+                name, _ = self._cases.popitem(last=False)
+                del self._sizes[name]
+                self.dropped += 1
+        if self.dropped > before and torch.cuda.is_available():
+            # Freed blocks cached by this process are memory the candidate's process cannot have.
+            torch.cuda.empty_cache()
 
     def _compute(self, case: Case) -> CaseTruth:
         if case.limit is not None:

@@ -1,0 +1,42 @@
+"""A run's truths within a memory budget: past it the least recently judged are dropped, and a
+candidate that reaches one again gets it drawn again from the run's seed, the same values. On a
+GPU the budget is a share of its memory (truth.RESIDENT_SHARE); here it is set by hand."""
+
+from pathlib import Path
+
+import torch
+
+from kernelgen.spec import load_spec
+from kernelgen.verify.truth import Truths
+
+
+def _cases():
+    spec = load_spec("softmax")
+    return spec, [c for c in spec.cases if c.size.interpreter and c.limit is None][:4]
+
+
+def test_truths_past_the_budget_are_dropped_and_drawn_again_alike(tmp_path: Path) -> None:
+    spec, cases = _cases()
+    kept = Truths(spec, 3, "cpu", tmp_path / "kept")
+    assert kept.budget is None  # the CPU's cases are small: all kept
+    refs = {c.name: kept.get(c).variants["a"].ref for c in cases}
+    sizes = dict(kept._sizes)
+    budget = max(sizes.values())  # room for one case at a time
+    tight = Truths(spec, 3, "cpu", tmp_path / "tight")
+    tight.budget = budget
+    for _ in range(2):
+        for case in cases:
+            truth = tight.get(case)
+            assert torch.equal(truth.variants["a"].ref, refs[case.name])
+            assert sum(tight._sizes.values()) <= budget
+    assert tight.dropped >= 2 * len(cases) - 1
+
+
+def test_prepare_draws_what_the_budget_cannot_hold_at_once_one_at_a_time(tmp_path: Path) -> None:
+    spec, cases = _cases()
+    truths = Truths(spec, 3, "cpu", tmp_path)
+    truths.budget = 1  # no two cases together, none kept past the next
+    seen: list[str] = []
+    truths.prepare(cases, threads=8, done=lambda c, t: seen.append(c.name))
+    assert seen == [c.name for c in cases]  # every case told, in order, one after another
+    assert list(truths._cases) == [cases[-1].name]
