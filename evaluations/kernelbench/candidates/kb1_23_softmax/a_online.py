@@ -10,7 +10,7 @@ Three paths, picked by row length and count (all fp32, one rounding at the store
   the row again and writes exp(x - M) / S, walking the row backwards: the chunks pass 1 read
   last are the ones most likely still in L2 (the H200's 50 MB split over the rows in flight),
   so part of the re-read costs no DRAM traffic. DRAM: <= 2 reads + 1 write = 19.3 GB; torch's
-  blockwise softmax reads the row for the max, again for the sum and again for the output.
+  kernel cannot keep such a row on chip either and reads it at least twice.
 - Long rows, few of them (< 512 rows): the row is split over programs so the GPU fills:
   pass 1 writes each chunk's (max, sum), pass 2 merges the row's chunk stats, re-reads its
   chunk and writes.

@@ -12,8 +12,8 @@ statistics need all of a channel before any output, so x is read twice and y wri
    scale = w * rsqrt(var + eps) (sqrt correctly rounded);
 3. normalise: (x - mean) * scale + b per element, the programs in the reverse order of pass 1
    so the tail pass 1 left in L2 is read first.
-torch's cuDNN/native path also reads x twice; its statistics pass runs one block per channel
-(64 blocks on 132 SMs), which this split removes. NaN/inf anywhere in a channel make the
+torch reads x twice too; its native CUDA statistics kernel gives each channel one block (64
+blocks on 132 SMs), which this split avoids. NaN/inf anywhere in a channel make the
 channel's mean or M2 NaN, so the channel comes out NaN, as torch's.
 """
 

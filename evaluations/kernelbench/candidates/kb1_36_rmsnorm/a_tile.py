@@ -3,8 +3,8 @@
 Each output column (n, h, w) reduces C = 64 values that sit HW elements apart, so a program
 takes a [C, BLOCK_HW] tile of one sample: C rows of BLOCK_HW contiguous floats (coalesced),
 sums the squares down the channels in fp32, and writes x * (1 / rms) from the same registers.
-One pass: x read once, y written once (2 x 7 GiB at 112 x 64 x 512 x 512), against torch's
-pow, mean, add, sqrt and div kernels (each a pass over x-sized data, ~5x the traffic).
+One pass: x read once, y written once (2 x 7 GiB at 112 x 64 x 512 x 512); torch's pow writes
+an x-sized tensor that its mean reads back, and its div reads x again: 5 x-sized transfers.
 The tile holds TILE elements (BLOCK_HW = TILE / C rounded to a power of two). When C is larger
 than one tile's channels (outside the problem's domain, kept correct all the same), a second
 loop re-reads the tile's channels from L2 to write them.
