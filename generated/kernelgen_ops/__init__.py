@@ -8,7 +8,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.fused_moe(...)     20261203-092552-agent-844f/r01-c01-tuned, 25.64x vs best peer
     kernelgen_ops.hadamard(...)      20261202-090420-agent-ef70/r03-c01, 1.40x vs best peer
     kernelgen_ops.rms_norm(...)      20261203-132139-agent-087d/r01-c01, 1.02x vs best peer
-    kernelgen_ops.router_gemm(...)   20261202-025138-agent-92d4/r02-c01, 2.63x vs best peer
+    kernelgen_ops.router_gemm(...)   20261205-051507-agent-44b7/r01-c01, 2.32x vs best peer
     kernelgen_ops.silu_and_mul(...)  seed, 1.00x vs best peer
     kernelgen_ops.softmax(...)       20261204-144946-agent-b8b6/r01-c01, 1.21x vs best peer
     kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 7.96x vs best peer
@@ -339,7 +339,7 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-06) -> torch
     return _rms_norm_call.fast(x, weight, eps)
 
 
-# router_gemm: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 2.63x vs the best peer
+# router_gemm: agent run 20261205-051507-agent-44b7/r01-c01 on NVIDIA H200, 2.32x vs the best peer
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _router_gemm_call = _calls.Call("router_gemm", _contracts, _router_gemm)
 
@@ -363,7 +363,7 @@ def router_gemm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     """router_gemm(x, w): MoE router scores, x @ w.T with x (M, K) in 16 bits and w (N, K) in fp32,
     returned in fp32 (M, N).
 
-    Kernel: agent run 20261202-025138-agent-92d4/r02-c01 on NVIDIA H200, 2.63x vs the best peer; see
+    Kernel: agent run 20261205-051507-agent-44b7/r01-c01 on NVIDIA H200, 2.32x vs the best peer; see
     kernelgen_ops.available()["router_gemm"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

@@ -3,63 +3,68 @@
 # loads (TUNED, DEFAULT_CONFIG come from configs/router_gemm.json) and the last line (lean
 # launches, see _launch.py); ruff leaves it as it is.
 #
-# source    evaluations/router_gemm/20261202-025138-agent-92d4/candidates/r02-c01/source.py
-# record    evaluations/router_gemm/20261202-025138-agent-92d4/candidates/r02-c01/record.json
-# proposer  agent (model kernelgen-session (written by hand, as an agent), round 2, parent r01-c01)
+# source    evaluations/router_gemm/20261205-051507-agent-44b7/candidates/r01-c01/source.py
+# record    evaluations/router_gemm/20261205-051507-agent-44b7/candidates/r01-c01/record.json
+# proposer  agent (model kernelgen-session (written by hand, as an agent), round 1, parent seed)
 # device    NVIDIA H200 (driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130, Triton 3.6.0)
-# best peer 2.63x geomean over 12 shapes, each against the fastest peer measured there: eager or
+# best peer 2.32x geomean over 12 shapes, each against the fastest peer measured there: eager or
 #           torch.compile in the run's record
-#           1x192x4096 bfloat16: 1.28x vs torch.compile
-#           16x192x4096 bfloat16: 2.58x vs torch.compile
-#           48x192x4096 bfloat16: 2.34x vs torch.compile
-#           96x192x4096 bfloat16: 3.28x vs torch.compile
-#           208x192x4096 bfloat16: 2.89x vs torch.compile
-#           512x192x4096 bfloat16: 3.02x vs torch.compile
-#           1024x192x4096 bfloat16: 3.71x vs torch.compile
-#           2048x192x4096 bfloat16: 2.99x vs torch.compile
-#           4096x192x4096 bfloat16: 3.11x vs torch.compile
-#           1x256x7168 bfloat16: 1.41x vs torch.compile
-#           128x256x7168 bfloat16: 2.74x vs torch.compile
-#           4096x256x7168 bfloat16: 3.71x vs torch.compile
-# speedups  geomean 3.01x vs eager, 2.63x vs torch.compile, - vs seed
+#           1x192x4096 bfloat16: 1.18x vs torch.compile
+#           16x192x4096 bfloat16: 2.43x vs torch.compile
+#           48x192x4096 bfloat16: 2.10x vs torch.compile
+#           96x192x4096 bfloat16: 3.02x vs torch.compile
+#           208x192x4096 bfloat16: 2.64x vs torch.compile
+#           512x192x4096 bfloat16: 2.71x vs torch.compile
+#           1024x192x4096 bfloat16: 3.19x vs torch.compile
+#           2048x192x4096 bfloat16: 2.38x vs torch.compile
+#           4096x192x4096 bfloat16: 2.52x vs torch.compile
+#           1x256x7168 bfloat16: 1.31x vs torch.compile
+#           128x256x7168 bfloat16: 2.55x vs torch.compile
+#           4096x256x7168 bfloat16: 2.94x vs torch.compile
+# speedups  geomean 2.65x vs eager, 2.32x vs torch.compile, - vs seed
 # peers     eager = references/router_gemm.py:eager, the op as torch users call it; torch.compile of
 #           the same
-#           1x192x4096 bfloat16: 4.9 us, 1.69x eager, 1.28x compile, - seed
-#           16x192x4096 bfloat16: 5.0 us, 3.05x eager, 2.58x compile, - seed
-#           48x192x4096 bfloat16: 6.0 us, 2.72x eager, 2.34x compile, - seed
-#           96x192x4096 bfloat16: 7.3 us, 3.61x eager, 3.28x compile, - seed
-#           208x192x4096 bfloat16: 9.2 us, 3.09x eager, 2.89x compile, - seed
-#           512x192x4096 bfloat16: 11.3 us, 3.33x eager, 3.02x compile, - seed
-#           1024x192x4096 bfloat16: 15.1 us, 4.09x eager, 3.71x compile, - seed
-#           2048x192x4096 bfloat16: 29.9 us, 3.42x eager, 2.99x compile, - seed
-#           4096x192x4096 bfloat16: 57.8 us, 3.54x eager, 3.11x compile, - seed
-#           1x256x7168 bfloat16: 6.2 us, 1.74x eager, 1.41x compile, - seed
-#           128x256x7168 bfloat16: 10.2 us, 2.93x eager, 2.74x compile, - seed
-#           4096x256x7168 bfloat16: 94.3 us, 4.16x eager, 3.71x compile, - seed
+#           1x192x4096 bfloat16: 5.3 us, 1.56x eager, 1.18x compile, - seed
+#           16x192x4096 bfloat16: 5.3 us, 2.87x eager, 2.43x compile, - seed
+#           48x192x4096 bfloat16: 6.6 us, 2.44x eager, 2.10x compile, - seed
+#           96x192x4096 bfloat16: 7.9 us, 3.31x eager, 3.02x compile, - seed
+#           208x192x4096 bfloat16: 10.1 us, 2.82x eager, 2.64x compile, - seed
+#           512x192x4096 bfloat16: 12.6 us, 2.98x eager, 2.71x compile, - seed
+#           1024x192x4096 bfloat16: 17.4 us, 3.57x eager, 3.19x compile, - seed
+#           2048x192x4096 bfloat16: 37.4 us, 2.72x eager, 2.38x compile, - seed
+#           4096x192x4096 bfloat16: 71.8 us, 2.85x eager, 2.52x compile, - seed
+#           1x256x7168 bfloat16: 6.7 us, 1.61x eager, 1.31x compile, - seed
+#           128x256x7168 bfloat16: 11.0 us, 2.70x eager, 2.55x compile, - seed
+#           4096x256x7168 bfloat16: 119.2 us, 3.29x eager, 2.94x compile, - seed
 # dispatch  per call (host time counted at launch-bound shapes), against eager: the kernel at
-#           512x192x4096, 1024x192x4096, 2048x192x4096, 4096x192x4096, 4096x256x7168; torch's op at
-#           1x192x4096, 16x192x4096, 48x192x4096, 96x192x4096, 208x192x4096, 1x256x7168,
-#           128x256x7168
-# sha256    0d3b0e6f6954db48243715d4645e3ce9ef7b27e5f0f67b73237998503e6c5b93
-# promoted  2026-12-02T02:54:00+00:00
+#           1024x192x4096, 2048x192x4096, 4096x192x4096, 128x256x7168, 4096x256x7168; torch's op at
+#           1x192x4096, 16x192x4096, 48x192x4096, 96x192x4096, 208x192x4096, 512x192x4096,
+#           1x256x7168
+# sha256    578e1e3c15081298c703ef0e1b6bcbb4f8e48eca859a0d45fa44db193e5ff73c
+# promoted  2026-12-05T05:17:50+00:00
 #
 # ruff: noqa
 # fmt: off
-"""router_gemm on 16-bit tensor cores, HPC-Ops' way: w as a bf16 high part plus a bf16 residual,
-two bf16 tensor-core products per tile, fp32 accumulation; split-K at decode sizes.
+"""router_gemm on 16-bit tensor cores, HPC-Ops' way: w as three bf16 pieces, so every product is
+exact in fp32, and each K block's tensor-core sum added into an fp32 total on the CUDA cores.
 
-Each fp32 tile of w is split in registers: w1 = bf16(w), w2 = bf16(w - w1). The rest is exact in
-fp32, so w1 + w2 holds w's leading 16 significant bits (bf16 has the exponent range of fp32, so
-the residual needs no scaling). What is dropped is below 2^-16 of |w|: by the reference's own
-figures (bf16 w 8.4e-3 per sqrt(K)), about 3e-5 per sqrt(K), a third of its bound 1e-4, and top-k
-sets are kept wherever float64's 8th and 9th scores are a bound apart. A bf16 x times a piece is
-exact in fp32; only the fp32 sums round. An fp16 x (11 bits) is split the same way into two bf16
-pieces, four products. No bf16 copy of w exists outside the registers of one tile.
+Each fp32 tile of w is split in registers: w1 = bf16(w), w2 = bf16(w - w1), w3 = bf16(w - w1 - w2);
+each difference is exact in fp32, and w1 + w2 + w3 holds all 24 significant bits of w (bf16 has
+the exponent range of fp32, so a residual needs no scaling). A bf16 x times a piece is exact in
+fp32. An fp16 x (11 bits) is split the same way into two bf16 pieces.
 
-Two products where the three-piece split takes three: at prefill sizes, where the dot is the
-cost, a third less tensor-core work. Decode sizes read w (N * K * 4 bytes) and need more programs
-than the [M, N] tiles give: K is cut into chunks whose partial tiles are added into a zeroed
-output (fp32 atomics: the sum's order varies from call to call, within fp32 rounding).
+The tensor cores' fp32 accumulation is not torch's: on the H200 a kernel whose one accumulator
+ran through all of K = 7168 (112 blocks, three products each) was 10x to 100x less accurate
+than cuBLAS's fp32 GEMM (mean relative error 8.1e-6 against 7.3e-7 at 4096 tokens, 2.4e-5
+against 2.4e-7 on the limit case's sampled rows; run 20261205-035249-agent-26ff), where the
+judge allows 8x + 3.8e-6. So each block's products go to a fresh accumulator, which is added
+into the running total with an ordinary fp32 add: the tensor cores sum 64 terms (times the
+pieces) at a time, and the rest is rounded as any fp32 sum is (DeepSeek-V3's FP8 GEMM promotes
+its partial sums to the CUDA cores every 128 terms for the same reason).
+
+Decode sizes read w (N * K * 4 bytes) and need more programs than the [M, N] tiles give: K is cut
+into chunks whose partial tiles are added into a zeroed output (fp32 atomics: the sum's order
+varies from call to call, within fp32 rounding).
 
 GPU only: Triton's interpreter computes bf16 wrongly.
 """
@@ -76,10 +81,12 @@ MIN_CHUNK = 128  # K elements per program at least: fewer and the atomics cost m
 
 @triton.jit
 def _pieces(v):
-    """v (fp32) as two bf16 pieces, leading bits first: 16 of an fp32's 24 significant bits."""
+    """v (fp32) as three bf16 pieces, leading bits first: 8, 16 and all 24 significant bits."""
     p1 = v.to(tl.bfloat16)
-    p2 = (v - p1.to(tl.float32)).to(tl.bfloat16)
-    return p1, p2
+    r = v - p1.to(tl.float32)
+    p2 = r.to(tl.bfloat16)
+    p3 = (r - p2.to(tl.float32)).to(tl.bfloat16)
+    return p1, p2, p3
 
 
 @triton.jit
@@ -109,14 +116,17 @@ def _router_gemm_2p(
             mask=(ks[:, None] < k_end) & (rn[None, :] < N),
             other=0.0,
         )
-        w1, w2 = _pieces(wt)
+        w1, w2, w3 = _pieces(wt)
         x1 = xf.to(tl.bfloat16)  # exact for a bf16 x
-        acc = tl.dot(x1, w1, acc)
-        acc = tl.dot(x1, w2, acc)
+        part = tl.dot(x1, w1)  # this block's sum, on the tensor cores
+        part = tl.dot(x1, w2, part)
+        part = tl.dot(x1, w3, part)
         if X_PIECES == 2:  # fp16 x: its 11 bits in two bf16 pieces
             x2 = (xf - x1.to(tl.float32)).to(tl.bfloat16)
-            acc = tl.dot(x2, w1, acc)
-            acc = tl.dot(x2, w2, acc)
+            part = tl.dot(x2, w1, part)
+            part = tl.dot(x2, w2, part)
+            part = tl.dot(x2, w3, part)
+        acc += part  # the running total, rounded as an fp32 sum
     y = y_ptr + rm.to(tl.int64)[:, None] * stride_ym + rn[None, :]
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     if ATOMIC:

@@ -118,10 +118,11 @@ def _cheat_params(device: str) -> list:
 
 
 # Honest where the GPU computes, wrong in the interpreter's bf16 (its conversions and dots):
-# judged on CUDA only. On CPU router_gemm_split_w.py is rejected as incorrect, scores ~1e12.
-GPU_ONLY_HONEST: list[tuple[Path, str, list]] = [
-    (CANDIDATES / "router_gemm_split_w.py", "router_gemm", []),
-]
+# judged on CUDA only. router_gemm_split_w.py was one until the limit case showed its one
+# tensor-core accumulator through K = 7168 less accurate than torch's fp32 GEMM on the H200
+# (2.53e-5 against 1.38e-6): test_suite_gpu.py expects it rejected; the kernel shipped since adds
+# each K block's sum into an fp32 total, and the cold step of scripts/gpu/verifier.sh judges it.
+GPU_ONLY_HONEST: list[tuple[Path, str, list]] = []
 
 
 def _honest_params(device: str = "cpu") -> list:

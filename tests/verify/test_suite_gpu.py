@@ -69,7 +69,9 @@ EXPECTED: list[tuple[str, str, str | set[str], str]] = [
     ("fused_moe_fused.py", "fused_moe", ACCEPTED, ""),
     ("rms_norm_contiguous.py", "rms_norm", ACCEPTED, ""),
     ("router_gemm_gemv.py", "router_gemm", ACCEPTED, ""),
-    ("router_gemm_split_w.py", "router_gemm", ACCEPTED, ""),
+    # One tensor-core accumulator through all of K: on the H200 18x less accurate than torch's
+    # fp32 GEMM at the limit case (logs/h200-20261205-router-gemm-block-sums-cold-suite).
+    ("router_gemm_split_w.py", "router_gemm", {"incorrect"}, "limit/tokens"),
     ("silu_and_mul_flat.py", "silu_and_mul", ACCEPTED, ""),
     ("softmax_autotuned_persistent.py", "softmax", ACCEPTED, ""),
     ("softmax_online.py", "softmax", ACCEPTED, ""),
