@@ -12,6 +12,7 @@ of it ever enters the candidate's process except the inputs themselves.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -130,6 +131,16 @@ def _nbytes(truth: CaseTruth) -> int:
     return total
 
 
+def _file_stem(case_name: str) -> str:
+    """A case's name as a file name: a drawn case's name spells every input's layout and outgrew
+    the 255 bytes a file name may have (three transposed inputs of attention: OSError 36), so a
+    long one keeps its start and a digest of the whole."""
+    stem = case_name.replace("/", "-")
+    if len(stem.encode()) <= 160:
+        return stem
+    return f"{stem[:120]}-{hashlib.sha256(stem.encode()).hexdigest()[:16]}"
+
+
 def _device_budget(device: str) -> int | None:
     if not device.startswith("cuda"):
         return None  # the CPU's cases are the interpreter's sizes
@@ -225,7 +236,7 @@ class Truths:
         if case.limit is not None:
             return self._limit(case)
         truth = CaseTruth(case=case)
-        stem = case.name.replace("/", "-")
+        stem = _file_stem(case.name)
         for variant in VARIANTS:
             # Drawn on the CPU (the same values on any device), moved with their strides and
             # storage offsets as they are.
@@ -260,7 +271,7 @@ class Truths:
         args, sampled, ref, native = limits.truth(self.spec, case, self.seed, self.device)
         inputs = Inputs(
             args=args,
-            where=self.folder / f"{case.name.replace('/', '-')}-a.pt",
+            where=self.folder / f"{_file_stem(case.name)}-a.pt",
             ref=ref,
             native=native,
             digests=[storage_digest(a) for a in args if isinstance(a, torch.Tensor)],

@@ -40,3 +40,14 @@ def test_prepare_draws_what_the_budget_cannot_hold_at_once_one_at_a_time(tmp_pat
     truths.prepare(cases, threads=8, done=lambda c, t: seen.append(c.name))
     assert seen == [c.name for c in cases]  # every case told, in order, one after another
     assert list(truths._cases) == [cases[-1].name]
+
+
+def test_a_drawn_case_s_long_name_makes_a_file_name_the_os_takes(tmp_path: Path) -> None:
+    from kernelgen.verify.truth import _file_stem
+
+    layout = "transposed[8,11,8,17]strides[1496,136,17,1]offset0"
+    name = "drawn2:" + ":".join(f"{q}={layout}" for q in "QKV") + "/float32/sorted_up"
+    stem = _file_stem(name)
+    assert len(stem.encode()) <= 160 and stem != _file_stem(name.replace("Q=", "q="))
+    (tmp_path / f"{stem}-a.pt").write_bytes(b"")  # OSError 36 with the name as it was
+    assert _file_stem("small/float32/normal") == "small-float32-normal"
