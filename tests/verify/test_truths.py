@@ -45,8 +45,10 @@ def test_prepare_draws_what_the_budget_cannot_hold_at_once_one_at_a_time(tmp_pat
 def test_a_drawn_case_s_long_name_makes_a_file_name_the_os_takes(tmp_path: Path) -> None:
     from kernelgen.verify.truth import _file_stem
 
-    layout = "transposed[8,11,8,17]strides[1496,136,17,1]offset0"
-    name = "drawn2:" + ":".join(f"{q}={layout}" for q in "QKV") + "/float32/sorted_up"
+    layout = "transposed[17,3,77,513]strides[118503,39501,1,77]offset0"
+    dims = "batch_size=17,embedding_dimension=513,num_heads=3,sequence_length=77"
+    name = f"drawn2:{dims}:" + ":".join(f"{q}={layout}" for q in "QKV") + "/float32/sorted_up"
+    assert len(name) > 255
     stem = _file_stem(name)
     assert len(stem.encode()) <= 160 and stem != _file_stem(name.replace("Q=", "q="))
     (tmp_path / f"{stem}-a.pt").write_bytes(b"")  # OSError 36 with the name as it was
