@@ -61,7 +61,7 @@ def _dwconv_kernel(
     DH: tl.constexpr, DW: tl.constexpr,  # dilations
     BLOCK_H: tl.constexpr,  # output rows per tile
     BLOCK_W: tl.constexpr,  # output columns per tile
-):
+):  # fmt: skip
     pid = tl.program_id(0)
     r = (pid // n_tiles_w) * BLOCK_H + tl.arange(0, BLOCK_H)  # flat output row: plane * OH + oh
     ow = (pid % n_tiles_w) * BLOCK_W + tl.arange(0, BLOCK_W)
@@ -116,5 +116,5 @@ def kb1_83_conv_depthwise_2d_square_input_asymmetric_kernel(x, conv2d_weight):
         y, x, conv2d_weight, n_rows, C, H, W, OH, OW, *x.stride(), sw[0], sw[2], sw[3], n_tiles_w,
         WIDE=wide, KH=KH, KW=KW, SH=STRIDE_H, SW=STRIDE_W, PH=PAD_H, PW=PAD_W, DH=DIL_H, DW=DIL_W,
         BLOCK_H=block_h, BLOCK_W=block_w, num_warps=cfg["num_warps"],
-    )
+    )  # fmt: skip
     return y

@@ -12,9 +12,11 @@ a1 + a2 + a3 holds all 24 significant bits; each difference is exact in fp32), a
 products that matter, a1b1, a1b2, a2b1, a1b3, a2b2, a3b1, are chained into one fresh accumulator
 per channel block, which is then added into the fp32 total on the CUDA cores (one tensor-core
 accumulator carried through all of K was 10-100x less accurate than cuBLAS's fp32 GEMM on the
-H200). A non-finite value is carried whole by its first piece (its residuals are set to zero,
-since inf - inf would make them NaN), so inf and NaN come out where torch's do. GPU only:
-Triton's interpreter computes bf16 wrongly, so the CPU check can only show that it runs.
+H200). A non-finite value is carried whole by its first piece, and only the a1*b1 product sees
+it: its residuals are zero (inf - inf would be NaN) and the cross products take the first piece
+with it zeroed (a zero residual times inf would be NaN), so inf and NaN come out where torch's
+do. Triton's interpreter runs bf16 otherwise than the GPU: the CPU check shows that the variant
+runs and places inf and NaN right; its precision is for the H200 to judge.
 
 Traffic at the problem's own size (x 16x64x512x512 fp32, y 16x128x512x512): x read once (1.07 GB)
 and y written once (2.15 GB), against torch's two kernels, which also write and read back the
@@ -45,13 +47,16 @@ TUNED: dict[str, dict[str, int]] = {}
 
 @triton.jit
 def _pieces(v):
-    """v (fp32) as three bf16 pieces, leading bits first; a non-finite v rides on the first."""
+    """v (fp32) as three bf16 pieces, leading bits first, and the first piece again with its
+    non-finite entries zeroed: a non-finite v rides on the first piece alone."""
     p1 = v.to(tl.bfloat16)
     f1 = p1.to(tl.float32)
-    r = tl.where((f1 - f1) == 0.0, v - f1, 0.0)  # f1 - f1 is NaN exactly when f1 is inf or NaN
+    finite = (f1 - f1) == 0.0  # f1 - f1 is NaN exactly where f1 is inf or NaN
+    r = tl.where(finite, v - f1, 0.0)  # not inf - inf = NaN
     p2 = r.to(tl.bfloat16)
     p3 = (r - p2.to(tl.float32)).to(tl.bfloat16)
-    return p1, p2, p3
+    p1_finite = tl.where(finite, f1, 0.0).to(tl.bfloat16)
+    return p1, p1_finite, p2, p3
 
 
 @triton.jit
@@ -76,7 +81,7 @@ def _sep_conv_kernel(
     BLOCK_P: tl.constexpr,  # pixels per program
     BLOCK_O: tl.constexpr,  # output channels per program
     BLOCK_C: tl.constexpr,  # input channels per GEMM step (tl.dot's K, at least 16)
-):
+):  # fmt: skip
     q = tl.program_id(0).to(tl.int64) * BLOCK_P + tl.arange(0, BLOCK_P)  # flat pixel
     o = tl.program_id(1) * BLOCK_O + tl.arange(0, BLOCK_O)
     q_ok = q < n_pix
@@ -103,22 +108,25 @@ def _sep_conv_kernel(
                 ok = h_ok & (iw >= 0) & (iw < W)
                 wv = tl.load(wd_ptr + c * sdc + kh * sdh + kw * sdw, mask=c_ok, other=0.0)
                 xv = tl.load(
-                    x_ch + (ih * sxh + iw * sxw)[None, :], mask=c_ok[:, None] & ok[None, :],
+                    x_ch + (ih * sxh + iw * sxw)[None, :],
+                    mask=c_ok[:, None] & ok[None, :],
                     other=0.0,
                 )
                 d += xv.to(tl.float32) * wv.to(tl.float32)[:, None]
         wp = tl.load(
-            wp_ptr + o[:, None] * spo + c[None, :] * spc, mask=o_ok[:, None] & c_ok[None, :],
+            wp_ptr + o[:, None] * spo + c[None, :] * spc,
+            mask=o_ok[:, None] & c_ok[None, :],
             other=0.0,
         ).to(tl.float32)  # [BLOCK_O, BLOCK_C]
-        a1, a2, a3 = _pieces(wp)
-        b1, b2, b3 = _pieces(d)
+        a1, a1f, a2, a3 = _pieces(wp)
+        b1, b1f, b2, b3 = _pieces(d)
+        # An inf or NaN enters through a1 * b1 only: a zero residual times inf would be NaN.
         part = tl.dot(a1, b1)  # this channel block's sum, on the tensor cores
-        part = tl.dot(a1, b2, part)
-        part = tl.dot(a2, b1, part)
-        part = tl.dot(a1, b3, part)
+        part = tl.dot(a1f, b2, part)
+        part = tl.dot(a2, b1f, part)
+        part = tl.dot(a1f, b3, part)
         part = tl.dot(a2, b2, part)
-        part = tl.dot(a3, b1, part)
+        part = tl.dot(a3, b1f, part)
         acc += part  # the running total, rounded as an fp32 sum
     y = y_ptr + (n * CO * ohw + rem)[None, :] + o.to(tl.int64)[:, None] * ohw
     tl.store(y, acc, mask=o_ok[:, None] & q_ok[None, :])
@@ -147,5 +155,5 @@ def kb1_86_conv_depthwise_separable_2d(x, depthwise_weight, pointwise_weight):
         y, x, depthwise_weight, pointwise_weight, n_pix, C, CO, H, W, OH, OW, *x.stride(),
         sd[0], sd[2], sd[3], sp[0], sp[1], KH=KH, KW=KW, S=STRIDE, P=PAD, D=DIL,
         BLOCK_O=block_o, **cfg,
-    )
+    )  # fmt: skip
     return y

@@ -59,7 +59,7 @@ def _sep_conv_kernel(
     BLOCK_P: tl.constexpr,  # pixels per program
     BLOCK_O: tl.constexpr,  # output channels per program
     BLOCK_C: tl.constexpr,  # input channels per GEMM step (tl.dot's K, at least 16)
-):
+):  # fmt: skip
     q = tl.program_id(0).to(tl.int64) * BLOCK_P + tl.arange(0, BLOCK_P)  # flat pixel
     o = tl.program_id(1) * BLOCK_O + tl.arange(0, BLOCK_O)
     q_ok = q < n_pix
@@ -86,12 +86,14 @@ def _sep_conv_kernel(
                 ok = h_ok & (iw >= 0) & (iw < W)
                 wv = tl.load(wd_ptr + c * sdc + kh * sdh + kw * sdw, mask=c_ok, other=0.0)
                 xv = tl.load(
-                    x_ch + (ih * sxh + iw * sxw)[None, :], mask=c_ok[:, None] & ok[None, :],
+                    x_ch + (ih * sxh + iw * sxw)[None, :],
+                    mask=c_ok[:, None] & ok[None, :],
                     other=0.0,
                 )
                 d += xv.to(tl.float32) * wv.to(tl.float32)[:, None]
         wp = tl.load(
-            wp_ptr + o[:, None] * spo + c[None, :] * spc, mask=o_ok[:, None] & c_ok[None, :],
+            wp_ptr + o[:, None] * spo + c[None, :] * spc,
+            mask=o_ok[:, None] & c_ok[None, :],
             other=0.0,
         ).to(tl.float32)  # [BLOCK_O, BLOCK_C]
         acc = tl.dot(wp, d, acc, input_precision="ieee")  # exact fp32, no TF32
@@ -122,5 +124,5 @@ def kb1_86_conv_depthwise_separable_2d(x, depthwise_weight, pointwise_weight):
         y, x, depthwise_weight, pointwise_weight, n_pix, C, CO, H, W, OH, OW, *x.stride(),
         sd[0], sd[2], sd[3], sp[0], sp[1], KH=KH, KW=KW, S=STRIDE, P=PAD, D=DIL,
         BLOCK_O=block_o, **cfg,
-    )
+    )  # fmt: skip
     return y
