@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -142,9 +143,12 @@ def _file_stem(case_name: str) -> str:
 
 
 def _device_budget(device: str) -> int | None:
+    """RESIDENT_SHARE of the GPU's memory, or KERNELGEN_TRUTH_SHARE's share where several judges
+    share one GPU (scripts/gpu/verifier.sh's suite shards)."""
     if not device.startswith("cuda"):
         return None  # the CPU's cases are the interpreter's sizes
-    return int(RESIDENT_SHARE * torch.cuda.get_device_properties(torch.device(device)).total_memory)
+    share = float(os.environ.get("KERNELGEN_TRUTH_SHARE") or RESIDENT_SHARE)
+    return int(share * torch.cuda.get_device_properties(torch.device(device)).total_memory)
 
 
 class Truths:

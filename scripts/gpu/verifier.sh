@@ -45,6 +45,10 @@ if has suite; then
   fi
   shards=${SHARDS:-3}
   export KERNELGEN_VERDICT_LOG="$OUT/suite-verdicts.jsonl"
+  # The shards' judges share the GPU: 6 with every truth kept ran it out of memory at the limit
+  # cases (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite).
+  KERNELGEN_TRUTH_SHARE=$(python3 -c "print(round(0.7 / ${SHARDS:-3}, 3))")
+  export KERNELGEN_TRUTH_SHARE
   for ((s = 0; s < shards; s++)); do
     mine=()
     for ((i = s; i < ${#ids[@]}; i += shards)); do mine+=("${ids[$i]}"); done
@@ -53,7 +57,7 @@ if has suite; then
       > "$OUT/suite-$s.log" 2>&1 &
   done
   wait
-  unset KERNELGEN_VERDICT_LOG
+  unset KERNELGEN_VERDICT_LOG KERNELGEN_TRUTH_SHARE
   echo "== suite: ${#ids[@]} tests in $shards shards"
   grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
   grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300
