@@ -37,7 +37,6 @@ TUNED: dict[str, dict[str, int]] = {}
 _WHOLE = 16384  # longest row kept whole in registers
 _FEW_ROWS = 512  # below this many long rows, split each row over programs
 _CHUNK = 8192  # columns per program in the split-row path
-_SMS = 132  # the H200's SMs, where the device cannot be asked (the interpreter)
 
 
 @triton.jit
@@ -166,9 +165,7 @@ def kb1_38_l1norm(x):
         )
     elif n_rows >= _FEW_ROWS:
         cfg = _config(n_rows, n_cols)
-        sms = _SMS
-        if x.is_cuda:
-            sms = torch.cuda.get_device_properties(x.device).multi_processor_count
+        sms = torch.cuda.get_device_properties(x.device).multi_processor_count
         _long_row_kernel[(min(n_rows, sms * cfg["CTAS"]),)](
             y, x, n_rows, n_cols, sxm, sxn, y.stride(0),
             BLOCK=cfg["BLOCK"], num_warps=cfg["num_warps"],
