@@ -32,6 +32,7 @@ import ast
 import contextlib
 import hashlib
 import sys
+import threading
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -217,6 +218,11 @@ class Problem:
         self._templates: dict[tuple, tuple[torch.nn.Module, dict[str, torch.Tensor]]] = {}
         self._costs: dict[tuple, dict[str, int]] = {}
         self._eager: dict[tuple, tuple[torch.nn.Module, tuple]] = {}
+        # forward() swaps the given state into a module shared by every call at one size, and
+        # the judge draws several cases' truths at once in threads: unguarded, two cases of one
+        # size ran each other's weights (kb1_86: the float64 truth computed on fp32 weights,
+        # or wrong at 29834 of 29835 entries).
+        self._swap = threading.Lock()
         self._by_shapes: dict[tuple, dict[str, int]] = {}
         for size in [*self.data.sizes, *self.data.bench]:
             self._by_shapes.setdefault(self._key(self.shapes(size)), dict(size.dims))
@@ -279,13 +285,14 @@ class Problem:
         dims = self.dims_of(args)
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         device = tensors[0].device if tensors else torch.device("cpu")
-        model, internal = self._template(dims, device)
         state = {p.state: a for p, a in zip(self.plan.params, args[self.n_inputs :], strict=True)}
         floats = [t.dtype for t in tensors if t.is_floating_point()]
-        for key, buf in internal.items():
-            dtype = floats[0] if floats and buf.is_floating_point() else buf.dtype
-            state[key] = buf.to(device=device, dtype=dtype, copy=True)
-        out = torch.func.functional_call(model, state, tuple(args[: self.n_inputs]))
+        with self._swap:  # the template made (under a seed) and the state swapped, one at a time
+            model, internal = self._template(dims, device)
+            for key, buf in internal.items():
+                dtype = floats[0] if floats and buf.is_floating_point() else buf.dtype
+                state[key] = buf.to(device=device, dtype=dtype, copy=True)
+            out = torch.func.functional_call(model, state, tuple(args[: self.n_inputs]))
         return tuple(out) if isinstance(out, list) else out
 
     def eager(self, *args: Any) -> Any:

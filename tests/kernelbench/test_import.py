@@ -236,3 +236,19 @@ def test_the_commands_import_and_list(project: Path) -> None:
     assert rows["kb1_1_softmax"]["seed"] is False
     assert (rows["kb1_1_softmax"]["cases"], rows["kb1_1_softmax"]["interpreter_cases"]) == (6, 4)
     assert rows["kb2_4_conv2d_relu"]["origin"] == "kernelbench L2/4 (convolution)"
+
+
+def test_the_reference_is_safe_from_threads(project: Path) -> None:
+    """The judge draws several cases' truths at once in threads, and forward() swaps each call's
+    weights into one module per size: unguarded, calls of one size ran each other's weights."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    spec = load_spec("kb2_3_gemm_batchnorm")
+    size = next(s for s in spec.data.sizes if s.interpreter)
+    sets = [make_inputs(spec, size, "float32", "normal", i, "cpu") for i in range(8)]
+    sets = [[a.double() if a.is_floating_point() else a for a in args] for args in sets]
+    alone = [spec.reference(*args) for args in sets]
+    for _ in range(3):
+        with ThreadPoolExecutor(8) as pool:
+            together = list(pool.map(lambda args: spec.reference(*args), sets))
+        assert all(torch.equal(a, t) for a, t in zip(alone, together, strict=True))
