@@ -1,4 +1,6 @@
-"""kb2_12_gemm_multiply_leakyrelu: leaky_relu((x @ W^T + b) * 2.0, 0.1), one kernel.
+"""kb2_12_gemm_multiply_leakyrelu: the GEMM and its epilogue in one kernel.
+
+leaky_relu((x @ W^T + b) * 2.0, 0.1).
 
 The elementwise steps run on the GEMM's fp32 accumulator tile before its only store, so the
 [M, N] result is written once and never read back (torch eager writes and re-reads it once per
@@ -15,7 +17,6 @@ import torch
 import triton
 import triton.language as tl
 from kernelgen_ops._runtime import nearest_bucket
-
 
 # The GEMM's tiling; every point gives the same answers (the epilogue reads only its own tile).
 TUNE_SPACE = {
@@ -77,8 +78,9 @@ def _gemm_tile(
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k0 in range(0, K, BLOCK_K):
         ks = k0 + rk
-        a = tl.load(x_rows + ks[None, :].to(tl.int64) * stride_xk, mask=m_in & (ks[None, :] < K), other=0.0)
-        b = tl.load(w_cols + ks[:, None].to(tl.int64) * stride_wk, mask=(ks[:, None] < K) & n_in, other=0.0)
+        k64 = ks.to(tl.int64)
+        a = tl.load(x_rows + k64[None, :] * stride_xk, mask=m_in & (ks[None, :] < K), other=0.0)
+        b = tl.load(w_cols + k64[:, None] * stride_wk, mask=(ks[:, None] < K) & n_in, other=0.0)
         acc = _block_dot(a, b, acc)
     return acc
 
