@@ -17,7 +17,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from kernelgen import store
+from kernelgen import paths, store
 from kernelgen.config import load_settings
 from kernelgen.errors import KernelgenError
 from kernelgen.kernelbench.results import SuiteProblem, SuiteSettings
@@ -73,7 +73,7 @@ def unusable(p: SuiteProblem, settings: SuiteSettings, proposer: str) -> str | N
                 "seed (imported problems start from torch eager)"
             )
     elif proposer == "files":
-        folder = Path(settings.source or "") / op
+        folder = paths.root() / (settings.source or "") / op
         if not settings.source or not any(folder.glob("*.py")):
             return f"no proposer: no candidates for it (no *.py under {folder}/)"
     elif proposer == "replay":
@@ -114,7 +114,7 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
     if settings.budget_s is not None:
         cmd += ["--time-limit", f"{settings.budget_s:g}"]
     if proposer == "files":
-        cmd += ["--from", str(Path(settings.source or "") / p.op)]
+        cmd += ["--from", str(paths.root() / (settings.source or "") / p.op)]
     if proposer == "replay":
         cmd += ["--from", _runs(p.op, "llm", settings.device)[-1].id]
     if settings.model:

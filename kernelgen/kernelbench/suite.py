@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelgen import store
+from kernelgen import paths, store
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.kernelbench import attempt
 from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord, SuiteSettings
@@ -114,6 +114,16 @@ def _selected(p: SuiteProblem, wanted: list[str]) -> bool:
     return any(w in (str(p.problem), f"{p.level}:{p.problem}", p.op) for w in wanted)
 
 
+def _portable(path: str) -> str:
+    """A folder as the record keeps it: relative to the project where it is inside (a record
+    committed from a lent GPU machine names the same folders here), else absolute."""
+    full = Path(path).resolve()
+    try:
+        return str(full.relative_to(paths.root()))
+    except ValueError:
+        return str(full)
+
+
 def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
     levels = sorted({*o.levels, *(old.levels if old else [])})
     return SuiteSettings(
@@ -126,8 +136,8 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         repairs=o.repairs,
         model=o.model,
         base_url=o.base_url,
-        source=str(Path(o.source).resolve()) if o.source else None,
-        checkout=str(Path(o.checkout).resolve()) if o.checkout else (old and old.checkout),
+        source=_portable(o.source) if o.source else None,
+        checkout=_portable(o.checkout) if o.checkout else (old and old.checkout),
         skip_conv=o.skip_conv,
         promote=o.promote,
     )
@@ -229,7 +239,7 @@ def _one(rec: SuiteRecord, p: SuiteProblem, proposer: str, event: Events) -> Non
         save(rec)
     event(f"{p.op}: {'resuming' if resuming else 'starting'} ({proposer}, {s.device})")
     if not resuming and p.file and s.checkout:
-        why = _import(Path(s.checkout) / p.file)
+        why = _import(paths.root() / s.checkout / p.file)
         if why:
             return _stop(rec, p, f"import refused: {why}")
     why = attempt.cannot_run(p, s) or attempt.unusable(p, s, proposer)
