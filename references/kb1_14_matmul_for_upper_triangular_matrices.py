@@ -1,0 +1,135 @@
+"""kb1_14_matmul_for_upper_triangular_matrices: KernelBench level 1, problem 14 (Matmul_for_upper_triangular_matrices).
+
+Imported by `kernelgen import kernelbench` from KernelBench/level1/14_Matmul_for_upper_triangular_matrices.py.
+
+At the problem's own size (N=4096):
+- A: ['N', 'N'] float32
+- B: ['N', 'N'] float32
+CPU sizes: small, odd.
+Note: A: drawn by the problem's own get_inputs() (not a plain rand/randn)
+Note: B: drawn by the problem's own get_inputs() (not a plain rand/randn)
+Note: CPU sizes scale the module's constants: N 4096 -> 64/65
+Note: domain: N drawn
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.drawn import DrawnProblem
+
+SOURCE = r'''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs matrix multiplication (C = A * B) for upper triangular matrices.
+    """
+    def __init__(self):
+        super(Model, self).__init__()
+    
+    def forward(self, A, B):
+        """
+        Performs matrix multiplication for upper triangular matrices.
+
+        Args:
+            A (torch.Tensor): Upper triangular matrix of shape (N, N).
+            B (torch.Tensor): Upper triangular matrix of shape (N, N).
+
+        Returns:
+            torch.Tensor: The product of A and B, also an upper triangular matrix of shape (N, N).
+        """
+        return torch.triu(torch.matmul(A, B))
+
+N = 4096
+
+def get_inputs():
+    """
+    Generates upper triangular matrices for testing.
+
+    Returns:
+        list: A list containing two upper triangular matrices of shape (N, N).
+    """
+    A = torch.triu(torch.rand(N, N))
+    B = torch.triu(torch.rand(N, N))
+    return [A, B]
+
+def get_init_inputs():
+    """
+    No specific initialization inputs are needed for this model.
+
+    Returns:
+        list: An empty list.
+    """
+    return []'''
+
+# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):
+# - reduction: N, the terms each output sums (aten mm, run on the meta device at 7 sizes)
+# - value families: no input takes the judge's values, the sizes' own
+# - layouts: contiguous, strided, transposed, offset
+# - dims: N 1..4096 (the least and the blocks each takes, tried on the meta device from the CPU
+#   size)
+SPEC = {'inputs': [{'name': 'A', 'shape': ['N', 'N']}, {'name': 'B', 'shape': ['N', 'N']}],
+ 'dtypes': ['float32'],
+ 'dists': ['normal', 'uniform'],
+ 'sizes': [{'name': 'problem', 'dims': {'N': 4096}, 'interpreter': False},
+           {'name': 'small', 'dims': {'N': 64}, 'interpreter': True},
+           {'name': 'odd', 'dims': {'N': 65}, 'interpreter': True}],
+ 'bench': [{'name': 'problem', 'dims': {'N': 4096}, 'dtype': 'float32'}],
+ 'origin': {'source': 'kernelbench',
+            'file': 'KernelBench/level1/14_Matmul_for_upper_triangular_matrices.py',
+            'sha256': 'b661589687579a277b660c781f6f1e65921f7005e5fe85fb3de87e4cf9ea73aa',
+            'level': 1,
+            'problem': 14,
+            'title': 'Matmul_for_upper_triangular_matrices',
+            'convolution': False,
+            'cpu': True,
+            'notes': ["A: drawn by the problem's own get_inputs() (not a plain rand/randn)",
+                      "B: drawn by the problem's own get_inputs() (not a plain rand/randn)",
+                      "CPU sizes scale the module's constants: N 4096 -> 64/65",
+                      'domain: N drawn']},
+ 'reduction': 'N',
+ 'domain': {'dims': {'N': {'range': [1, 4096], 'cpu_max': 65}},
+            'dtypes': ['float32'],
+            'layouts': ['contiguous', 'strided', 'transposed', 'offset'],
+            'dists': ['normal', 'uniform']}}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {'constants': {'N': ['N', None]},
+ 'inputs': [{'name': 'A', 'draw': 'problem'}, {'name': 'B', 'draw': 'problem'}],
+ 'params': [],
+ 'internal': []}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = [{'size': 'problem', 'dims': {'N': 4096}, 'bytes': 201326592, 'flops': 137438953472},
+ {'size': 'small', 'dims': {'N': 64}, 'bytes': 49152, 'flops': 524288},
+ {'size': 'odd', 'dims': {'N': 65}, 'bytes': 50700, 'flops': 549250}]
+
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {}
+
+PROBLEM = DrawnProblem('kb1_14_matmul_for_upper_triangular_matrices', SOURCE, SPEC, PLAN, DERIVED)
+
+
+def kb1_14_matmul_for_upper_triangular_matrices(A, B):
+    return PROBLEM.forward(A, B)
+
+
+def eager(A, B):
+    return PROBLEM.eager(A, B)
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)

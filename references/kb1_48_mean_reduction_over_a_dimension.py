@@ -1,0 +1,157 @@
+"""kb1_48_mean_reduction_over_a_dimension: KernelBench level 1, problem 48 (Mean_reduction_over_a_dimension).
+
+Imported by `kernelgen import kernelbench` from KernelBench/level1/48_Mean_reduction_over_a_dimension.py.
+
+At the problem's own size (batch_size=128, dim1=4096, dim2=4095):
+- x: ['batch_size', 'dim1', 'dim2'] float32
+CPU sizes: small, odd.
+Note: CPU sizes scale the module's constants: batch_size 128 -> 16/17, dim1 4096 -> 32/33, dim2
+  4095 -> 32/35
+Note: domain: batch_size, dim1, dim2 drawn
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.drawn import DrawnProblem
+
+SOURCE = r'''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs mean reduction over a specific dimension.
+    """
+    def __init__(self, dim: int):
+        """
+        Initializes the model with the dimension to reduce over.
+
+        Args:
+            dim (int): The dimension to reduce over.
+        """
+        super(Model, self).__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """
+        Reduces the input tensor along the specified dimension by taking the mean.
+
+        Args:
+            x (torch.Tensor): Input tensor of arbitrary shape.
+
+        Returns:
+            torch.Tensor: Output tensor with reduced dimension. The shape of the output is the same as the input except for the reduced dimension which is removed.
+        """
+        return torch.mean(x, dim=self.dim)
+
+batch_size = 128
+dim1 = 4096
+dim2 = 4095
+
+def get_inputs():
+    x = torch.rand(batch_size, dim1, dim2)
+    return [x]
+
+def get_init_inputs():
+    return [1]'''
+
+# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):
+# - reduction: dim1, the terms each output sums (aten mean, run on the meta device at 9 sizes)
+# - value families: normal, uniform, wide, small, spike, negative, sorted_up, sorted_down,
+#   constant, ties, denormal, neg_inf, specials; not large (small: 11 of 512 entries off, |err|
+#   1.69e+03 > atol 5e-05 + rtol 1.3e-06*|ref|)
+# - layouts: contiguous, strided, transposed, offset, leading
+# - probed at the CPU sizes and at reach:dim1=4096 (the longest reduction)
+# - a leading view slices dim1 (second to last in a rank-3+ input)
+# - dims: batch_size 1..128, dim1 1..4096, dim2 1..4095 (the least and the blocks each takes,
+#   tried on the meta device from the CPU size)
+SPEC = {'inputs': [{'name': 'x', 'shape': ['batch_size', 'dim1', 'dim2']}],
+ 'dtypes': ['float32'],
+ 'dists': ['normal', 'uniform'],
+ 'sizes': [{'name': 'problem',
+            'dims': {'batch_size': 128, 'dim1': 4096, 'dim2': 4095},
+            'interpreter': False},
+           {'name': 'small',
+            'dims': {'batch_size': 16, 'dim1': 32, 'dim2': 32},
+            'interpreter': True},
+           {'name': 'odd',
+            'dims': {'batch_size': 17, 'dim1': 33, 'dim2': 35},
+            'interpreter': True}],
+ 'bench': [{'name': 'problem',
+            'dims': {'batch_size': 128, 'dim1': 4096, 'dim2': 4095},
+            'dtype': 'float32'}],
+ 'origin': {'source': 'kernelbench',
+            'file': 'KernelBench/level1/48_Mean_reduction_over_a_dimension.py',
+            'sha256': '5fedf7c91096731d6d0edf00ade5b31b835c07e39be159512446fb4479fd5b35',
+            'level': 1,
+            'problem': 48,
+            'title': 'Mean_reduction_over_a_dimension',
+            'convolution': False,
+            'cpu': True,
+            'notes': ["CPU sizes scale the module's constants: batch_size 128 -> 16/17, dim1 4096 "
+                      '-> 32/33, dim2 4095 -> 32/35',
+                      'domain: batch_size, dim1, dim2 drawn']},
+ 'reduction': 'dim1',
+ 'domain': {'dims': {'batch_size': {'range': [1, 128], 'cpu_max': 17},
+                     'dim1': {'range': [1, 4096], 'cpu_max': 33},
+                     'dim2': {'range': [1, 4095], 'cpu_max': 35}},
+            'dtypes': ['float32'],
+            'layouts': ['contiguous', 'strided', 'transposed', 'offset', 'leading'],
+            'dists': ['normal',
+                      'uniform',
+                      'wide',
+                      'small',
+                      'spike',
+                      'negative',
+                      'sorted_up',
+                      'sorted_down',
+                      'constant',
+                      'ties',
+                      'denormal',
+                      'neg_inf',
+                      'specials'],
+            'heads': 'dim1'}}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {'constants': {'batch_size': ['batch_size', None], 'dim1': ['dim1', None], 'dim2': ['dim2', None]},
+ 'inputs': [{'name': 'x', 'draw': 'judge'}],
+ 'params': [],
+ 'internal': []}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = [{'size': 'problem',
+  'dims': {'batch_size': 128, 'dim1': 4096, 'dim2': 4095},
+  'bytes': 8589934080,
+  'flops': 0},
+ {'size': 'small', 'dims': {'batch_size': 16, 'dim1': 32, 'dim2': 32}, 'bytes': 67584, 'flops': 0},
+ {'size': 'odd', 'dims': {'batch_size': 17, 'dim1': 33, 'dim2': 35}, 'bytes': 80920, 'flops': 0}]
+
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {}
+
+PROBLEM = DrawnProblem('kb1_48_mean_reduction_over_a_dimension', SOURCE, SPEC, PLAN, DERIVED)
+
+
+def kb1_48_mean_reduction_over_a_dimension(x):
+    return PROBLEM.forward(x)
+
+
+def eager(x):
+    return PROBLEM.eager(x)
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)

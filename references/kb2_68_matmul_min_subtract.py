@@ -1,0 +1,163 @@
+"""kb2_68_matmul_min_subtract: KernelBench level 2, problem 68 (Matmul_Min_Subtract).
+
+Imported by `kernelgen import kernelbench` from KernelBench/level2/68_Matmul_Min_Subtract.py.
+
+At the problem's own size (batch_size=128, in_features=16384, out_features=16384):
+- x: ['batch_size', 'in_features'] float32
+- constant: [] float32
+- linear_weight: ['out_features', 'in_features'] float32
+- linear_bias: ['out_features'] float32
+CPU sizes: small, odd.
+Note: CPU sizes scale the module's constants: batch_size 128 -> 64/65, in_features 16384 -> 64/67,
+  out_features 16384 -> 128/129
+Note: domain: batch_size, in_features, out_features drawn
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.drawn import DrawnProblem
+
+SOURCE = r'''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs a matrix multiplication, applies minimum, and subtracts a constant.
+    """
+    def __init__(self, in_features, out_features, constant):
+        super(Model, self).__init__()
+        self.linear = nn.Linear(in_features, out_features)
+        self.constant = nn.Parameter(torch.tensor(constant))
+
+    def forward(self, x):
+        x = self.linear(x)
+        x = torch.min(x, self.constant)
+        x = x - self.constant
+        return x
+
+batch_size = 128
+in_features = 16384
+out_features = 16384
+constant = 2.0
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+def get_init_inputs():
+    return [in_features, out_features, constant]'''
+
+# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):
+# - reduction: in_features, the terms each output sums (aten addmm, run on the meta device at 9
+#   sizes)
+# - value families: normal, uniform, wide, small, spike, sorted_up, sorted_down, constant, ties,
+#   denormal, neg_inf, specials; not large (small: 122 of 8192 entries off, |err| 1.78e+04 > atol
+#   6e-05 + rtol 1.3e-06*|ref|); negative (odd: 3 of 8385 entries off, |err| 9.76e-05 > atol
+#   6.1e-05 + rtol 1.3e-06*|ref|)
+# - layouts: contiguous, strided, transposed, offset
+# - probed at the CPU sizes and at reach:in_features=16384 (the longest reduction)
+# - dims: batch_size 1..128, in_features 1..16384, out_features 1..16384 (the least and the
+#   blocks each takes, tried on the meta device from the CPU size)
+SPEC = {'inputs': [{'name': 'x', 'shape': ['batch_size', 'in_features']},
+            {'name': 'constant', 'shape': [], 'layout_varies': False},
+            {'name': 'linear_weight',
+             'shape': ['out_features', 'in_features'],
+             'layout_varies': False},
+            {'name': 'linear_bias', 'shape': ['out_features'], 'layout_varies': False}],
+ 'dtypes': ['float32'],
+ 'dists': ['normal', 'uniform'],
+ 'sizes': [{'name': 'problem',
+            'dims': {'batch_size': 128, 'in_features': 16384, 'out_features': 16384},
+            'interpreter': False},
+           {'name': 'small',
+            'dims': {'batch_size': 64, 'in_features': 64, 'out_features': 128},
+            'interpreter': True},
+           {'name': 'odd',
+            'dims': {'batch_size': 65, 'in_features': 67, 'out_features': 129},
+            'interpreter': True}],
+ 'bench': [{'name': 'problem',
+            'dims': {'batch_size': 128, 'in_features': 16384, 'out_features': 16384},
+            'dtype': 'float32'}],
+ 'origin': {'source': 'kernelbench',
+            'file': 'KernelBench/level2/68_Matmul_Min_Subtract.py',
+            'sha256': '89b99c3df1d7d0fa49981c9f5aae7755df1d7dfd1e49b85b09d166e486d2670a',
+            'level': 2,
+            'problem': 68,
+            'title': 'Matmul_Min_Subtract',
+            'convolution': False,
+            'cpu': True,
+            'notes': ["CPU sizes scale the module's constants: batch_size 128 -> 64/65, "
+                      'in_features 16384 -> 64/67, out_features 16384 -> 128/129',
+                      'domain: batch_size, in_features, out_features drawn']},
+ 'reduction': 'in_features',
+ 'domain': {'dims': {'batch_size': {'range': [1, 128], 'cpu_max': 65},
+                     'in_features': {'range': [1, 16384], 'cpu_max': 67},
+                     'out_features': {'range': [1, 16384], 'cpu_max': 129}},
+            'dtypes': ['float32'],
+            'layouts': ['contiguous', 'strided', 'transposed', 'offset'],
+            'dists': ['normal',
+                      'uniform',
+                      'wide',
+                      'small',
+                      'spike',
+                      'sorted_up',
+                      'sorted_down',
+                      'constant',
+                      'ties',
+                      'denormal',
+                      'neg_inf',
+                      'specials']}}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {'constants': {'batch_size': ['batch_size', None],
+               'in_features': ['in_features', None],
+               'out_features': ['out_features', None]},
+ 'inputs': [{'name': 'x', 'draw': 'judge'}],
+ 'params': [{'name': 'constant', 'state': 'constant', 'constant': 2.0},
+            {'name': 'linear_weight', 'state': 'linear.weight', 'constant': None},
+            {'name': 'linear_bias', 'state': 'linear.bias', 'constant': None}],
+ 'internal': []}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = [{'size': 'problem',
+  'dims': {'batch_size': 128, 'in_features': 16384, 'out_features': 16384},
+  'bytes': 1090584580,
+  'flops': 68719476736},
+ {'size': 'small',
+  'dims': {'batch_size': 64, 'in_features': 64, 'out_features': 128},
+  'bytes': 82436,
+  'flops': 1048576},
+ {'size': 'odd',
+  'dims': {'batch_size': 65, 'in_features': 67, 'out_features': 129},
+  'bytes': 86052,
+  'flops': 1123590}]
+
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {}
+
+PROBLEM = DrawnProblem('kb2_68_matmul_min_subtract', SOURCE, SPEC, PLAN, DERIVED)
+
+
+def kb2_68_matmul_min_subtract(x, constant, linear_weight, linear_bias):
+    return PROBLEM.forward(x, constant, linear_weight, linear_bias)
+
+
+def eager(x, constant, linear_weight, linear_bias):
+    return PROBLEM.eager(x, constant, linear_weight, linear_bias)
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)

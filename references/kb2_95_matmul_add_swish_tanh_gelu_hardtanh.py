@@ -1,0 +1,166 @@
+"""kb2_95_matmul_add_swish_tanh_gelu_hardtanh: KernelBench level 2, problem 95 (Matmul_Add_Swish_Tanh_GELU_Hardtanh).
+
+Imported by `kernelgen import kernelbench` from KernelBench/level2/95_Matmul_Add_Swish_Tanh_GELU_Hardtanh.py.
+
+At the problem's own size (batch_size=1024, in_features=8192, out_features=8192):
+- x: ['batch_size', 'in_features'] float32
+- add_value: ['out_features'] float32
+- matmul_weight: ['out_features', 'in_features'] float32
+- matmul_bias: ['out_features'] float32
+CPU sizes: small, odd.
+Note: CPU sizes scale the module's constants: batch_size 1024 -> 64/65, in_features 8192 -> 64/67,
+  out_features 8192 -> 128/129
+Note: domain: batch_size, in_features, out_features drawn
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.drawn import DrawnProblem
+
+SOURCE = r'''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Simple model that performs a matrix multiplication, adds a value, applies Swish, Tanh, GELU, and Hardtanh activation functions.
+    """
+    def __init__(self, in_features, out_features, add_value_shape):
+        super(Model, self).__init__()
+        self.matmul = nn.Linear(in_features, out_features)
+        self.add_value = nn.Parameter(torch.randn(add_value_shape)) 
+
+    def forward(self, x):
+        x = self.matmul(x)
+        x = x + self.add_value
+        x = torch.sigmoid(x) * x # Swish
+        x = torch.tanh(x)
+        x = torch.nn.functional.gelu(x) # GELU
+        x = torch.nn.functional.hardtanh(x, min_val=-1, max_val=1) # Hardtanh
+        return x
+
+batch_size = 1024
+in_features = 8192
+out_features = 8192
+add_value_shape = (out_features,)
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+def get_init_inputs():
+    return [in_features, out_features, add_value_shape]'''
+
+# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):
+# - reduction: in_features, the terms each output sums (aten addmm, run on the meta device at 9
+#   sizes)
+# - value families: normal, uniform, wide, small, large, spike, negative, sorted_up, sorted_down,
+#   constant, ties, denormal, neg_inf, specials
+# - layouts: contiguous, strided, transposed, offset
+# - probed at the CPU sizes and at reach:in_features=8192 (the longest reduction)
+# - dims: batch_size 1..1024, in_features 1..8192, out_features 1..8192 (the least and the blocks
+#   each takes, tried on the meta device from the CPU size)
+SPEC = {'inputs': [{'name': 'x', 'shape': ['batch_size', 'in_features']},
+            {'name': 'add_value', 'shape': ['out_features'], 'layout_varies': False},
+            {'name': 'matmul_weight',
+             'shape': ['out_features', 'in_features'],
+             'layout_varies': False},
+            {'name': 'matmul_bias', 'shape': ['out_features'], 'layout_varies': False}],
+ 'dtypes': ['float32'],
+ 'dists': ['normal', 'uniform'],
+ 'sizes': [{'name': 'problem',
+            'dims': {'batch_size': 1024, 'in_features': 8192, 'out_features': 8192},
+            'interpreter': False},
+           {'name': 'small',
+            'dims': {'batch_size': 64, 'in_features': 64, 'out_features': 128},
+            'interpreter': True},
+           {'name': 'odd',
+            'dims': {'batch_size': 65, 'in_features': 67, 'out_features': 129},
+            'interpreter': True}],
+ 'bench': [{'name': 'problem',
+            'dims': {'batch_size': 1024, 'in_features': 8192, 'out_features': 8192},
+            'dtype': 'float32'}],
+ 'origin': {'source': 'kernelbench',
+            'file': 'KernelBench/level2/95_Matmul_Add_Swish_Tanh_GELU_Hardtanh.py',
+            'sha256': '0c5123322ffe7a5436f194147612833f0c1ae0ecbd21788515718d720c8e5d96',
+            'level': 2,
+            'problem': 95,
+            'title': 'Matmul_Add_Swish_Tanh_GELU_Hardtanh',
+            'convolution': False,
+            'cpu': True,
+            'notes': ["CPU sizes scale the module's constants: batch_size 1024 -> 64/65, "
+                      'in_features 8192 -> 64/67, out_features 8192 -> 128/129',
+                      'domain: batch_size, in_features, out_features drawn']},
+ 'reduction': 'in_features',
+ 'domain': {'dims': {'batch_size': {'range': [1, 1024], 'cpu_max': 65},
+                     'in_features': {'range': [1, 8192], 'cpu_max': 67},
+                     'out_features': {'range': [1, 8192], 'cpu_max': 129}},
+            'dtypes': ['float32'],
+            'layouts': ['contiguous', 'strided', 'transposed', 'offset'],
+            'dists': ['normal',
+                      'uniform',
+                      'wide',
+                      'small',
+                      'large',
+                      'spike',
+                      'negative',
+                      'sorted_up',
+                      'sorted_down',
+                      'constant',
+                      'ties',
+                      'denormal',
+                      'neg_inf',
+                      'specials']}}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {'constants': {'batch_size': ['batch_size', None],
+               'in_features': ['in_features', None],
+               'out_features': ['out_features', None]},
+ 'inputs': [{'name': 'x', 'draw': 'judge'}],
+ 'params': [{'name': 'add_value', 'state': 'add_value', 'constant': None},
+            {'name': 'matmul_weight', 'state': 'matmul.weight', 'constant': None},
+            {'name': 'matmul_bias', 'state': 'matmul.bias', 'constant': None}],
+ 'internal': []}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = [{'size': 'problem',
+  'dims': {'batch_size': 1024, 'in_features': 8192, 'out_features': 8192},
+  'bytes': 335609856,
+  'flops': 137438953472},
+ {'size': 'small',
+  'dims': {'batch_size': 64, 'in_features': 64, 'out_features': 128},
+  'bytes': 82944,
+  'flops': 1048576},
+ {'size': 'odd',
+  'dims': {'batch_size': 65, 'in_features': 67, 'out_features': 129},
+  'bytes': 86564,
+  'flops': 1123590}]
+
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {}
+
+PROBLEM = DrawnProblem('kb2_95_matmul_add_swish_tanh_gelu_hardtanh', SOURCE, SPEC, PLAN, DERIVED)
+
+
+def kb2_95_matmul_add_swish_tanh_gelu_hardtanh(x, add_value, matmul_weight, matmul_bias):
+    return PROBLEM.forward(x, add_value, matmul_weight, matmul_bias)
+
+
+def eager(x, add_value, matmul_weight, matmul_bias):
+    return PROBLEM.eager(x, add_value, matmul_weight, matmul_bias)
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)

@@ -1,0 +1,213 @@
+"""kb2_97_matmul_batchnorm_biasadd_divide_swish: KernelBench level 2, problem 97 (Matmul_BatchNorm_BiasAdd_Divide_Swish).
+
+Imported by `kernelgen import kernelbench` from KernelBench/level2/97_Matmul_BatchNorm_BiasAdd_Divide_Swish.py.
+
+At the problem's own size (batch_size=1024, in_features=8192, out_features=8192, bias_shape_0=1,
+  reduced=8192):
+- x: ['batch_size', 'in_features'] float32
+- bias: [1] float32
+- matmul_weight: ['out_features', 'in_features'] float32
+- matmul_bias: ['out_features'] float32
+- bn_weight: ['out_features'] float32
+- bn_bias: ['out_features'] float32
+CPU sizes: small, odd.
+Note: buffers the forward updates, kept inside the reference: bn.running_mean, bn.running_var,
+  bn.num_batches_tracked
+Note: CPU sizes scale the module's constants: batch_size 1024 -> 64/65, in_features 8192 -> 64/67,
+  out_features 8192 -> 128/129
+Note: domain: batch_size, in_features, out_features drawn
+
+The reference runs the problem's own Model (SOURCE below, the file as imported: SPEC["origin"]
+holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and buffers passed in
+as inputs; that module's docstring says how each input is drawn. Import the problem again rather
+than editing this file.
+"""
+
+from kernelgen.kernelbench.drawn import DrawnProblem
+
+SOURCE = r'''import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    """
+    Model that performs a matrix multiplication, batch normalization, bias addition, division, and Swish activation.
+    """
+    def __init__(self, in_features, out_features, bn_eps=1e-5, bn_momentum=0.1, bias_shape=(1,), divide_value=1.0):
+        super(Model, self).__init__()
+        self.matmul = nn.Linear(in_features, out_features)
+        self.bn = nn.BatchNorm1d(out_features, eps=bn_eps, momentum=bn_momentum)
+        self.bias = nn.Parameter(torch.randn(bias_shape))
+        self.divide_value = divide_value
+
+    def forward(self, x):
+        x = self.matmul(x)
+        x = self.bn(x)
+        x = x + self.bias
+        x = x / self.divide_value
+        x = x * torch.sigmoid(x)
+        return x
+
+batch_size = 1024
+in_features = 8192
+out_features = 8192
+bn_eps = 1e-5
+bn_momentum = 0.1
+bias_shape = (1,)
+divide_value = 1.0
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+def get_init_inputs():
+    return [in_features, out_features, bn_eps, bn_momentum, bias_shape, divide_value]'''
+
+# How the import found this SPEC's reduction and domain (kernelgen/kernelbench/domain.py):
+# - reduction: reduced, the terms each output sums (aten addmm, native_batch_norm, run on the
+#   meta device at 9 sizes); for a drawn size, the largest of in_features or batch_size
+# - value families: normal, uniform, wide, small, large, spike, negative, sorted_up, sorted_down,
+#   constant, ties, denormal, neg_inf, specials
+# - layouts: contiguous, strided, transposed, offset
+# - dims: batch_size 2..1024, in_features 1..8192, out_features 1..8192 (the least and the blocks
+#   each takes, tried on the meta device from the CPU size); kept: bias_shape_0=1
+SPEC = {'inputs': [{'name': 'x', 'shape': ['batch_size', 'in_features']},
+            {'name': 'bias', 'shape': [1], 'layout_varies': False},
+            {'name': 'matmul_weight',
+             'shape': ['out_features', 'in_features'],
+             'layout_varies': False},
+            {'name': 'matmul_bias', 'shape': ['out_features'], 'layout_varies': False},
+            {'name': 'bn_weight', 'shape': ['out_features'], 'layout_varies': False},
+            {'name': 'bn_bias', 'shape': ['out_features'], 'layout_varies': False}],
+ 'dtypes': ['float32'],
+ 'dists': ['normal', 'uniform'],
+ 'sizes': [{'name': 'problem',
+            'dims': {'batch_size': 1024,
+                     'in_features': 8192,
+                     'out_features': 8192,
+                     'bias_shape_0': 1,
+                     'reduced': 8192},
+            'interpreter': False},
+           {'name': 'small',
+            'dims': {'batch_size': 64,
+                     'in_features': 64,
+                     'out_features': 128,
+                     'bias_shape_0': 1,
+                     'reduced': 64},
+            'interpreter': True},
+           {'name': 'odd',
+            'dims': {'batch_size': 65,
+                     'in_features': 67,
+                     'out_features': 129,
+                     'bias_shape_0': 1,
+                     'reduced': 67},
+            'interpreter': True}],
+ 'bench': [{'name': 'problem',
+            'dims': {'batch_size': 1024,
+                     'in_features': 8192,
+                     'out_features': 8192,
+                     'bias_shape_0': 1,
+                     'reduced': 8192},
+            'dtype': 'float32'}],
+ 'origin': {'source': 'kernelbench',
+            'file': 'KernelBench/level2/97_Matmul_BatchNorm_BiasAdd_Divide_Swish.py',
+            'sha256': '49ed9c680b1764ddc4b7dfe42a328923ab5b6685afd7dfa702c0587d1cb59685',
+            'level': 2,
+            'problem': 97,
+            'title': 'Matmul_BatchNorm_BiasAdd_Divide_Swish',
+            'convolution': False,
+            'cpu': True,
+            'notes': ['buffers the forward updates, kept inside the reference: bn.running_mean, '
+                      'bn.running_var, bn.num_batches_tracked',
+                      "CPU sizes scale the module's constants: batch_size 1024 -> 64/65, "
+                      'in_features 8192 -> 64/67, out_features 8192 -> 128/129',
+                      'domain: batch_size, in_features, out_features drawn']},
+ 'reduction': 'reduced',
+ 'domain': {'dims': {'batch_size': {'range': [2, 1024], 'cpu_max': 65},
+                     'in_features': {'range': [1, 8192], 'cpu_max': 67},
+                     'out_features': {'range': [1, 8192], 'cpu_max': 129}},
+            'dtypes': ['float32'],
+            'layouts': ['contiguous', 'strided', 'transposed', 'offset'],
+            'dists': ['normal',
+                      'uniform',
+                      'wide',
+                      'small',
+                      'large',
+                      'spike',
+                      'negative',
+                      'sorted_up',
+                      'sorted_down',
+                      'constant',
+                      'ties',
+                      'denormal',
+                      'neg_inf',
+                      'specials'],
+            'derived': ['reduced']}}
+
+# How the reference maps the problem onto the contract: which module-level constant each dim is,
+# how each input is drawn, which state key each parameter is.
+PLAN = {'constants': {'batch_size': ['batch_size', None],
+               'in_features': ['in_features', None],
+               'out_features': ['out_features', None],
+               'bias_shape_0': ['bias_shape', 0]},
+ 'inputs': [{'name': 'x', 'draw': 'judge'}],
+ 'params': [{'name': 'bias', 'state': 'bias', 'constant': None},
+            {'name': 'matmul_weight', 'state': 'matmul.weight', 'constant': None},
+            {'name': 'matmul_bias', 'state': 'matmul.bias', 'constant': None},
+            {'name': 'bn_weight', 'state': 'bn.weight', 'constant': 1.0},
+            {'name': 'bn_bias', 'state': 'bn.bias', 'constant': 0.0}],
+ 'internal': ['bn.running_mean', 'bn.running_var', 'bn.num_batches_tracked']}
+
+# Bytes of the inputs and outputs, and flops as torch's FlopCounterMode counts them on the
+# reference, per size (measured on the meta device at import).
+COSTS = [{'size': 'problem',
+  'dims': {'batch_size': 1024,
+           'in_features': 8192,
+           'out_features': 8192,
+           'bias_shape_0': 1,
+           'reduced': 8192},
+  'bytes': 335642628,
+  'flops': 137438953472},
+ {'size': 'small',
+  'dims': {'batch_size': 64,
+           'in_features': 64,
+           'out_features': 128,
+           'bias_shape_0': 1,
+           'reduced': 64},
+  'bytes': 83460,
+  'flops': 1048576},
+ {'size': 'odd',
+  'dims': {'batch_size': 65,
+           'in_features': 67,
+           'out_features': 129,
+           'bias_shape_0': 1,
+           'reduced': 67},
+  'bytes': 87084,
+  'flops': 1123590}]
+
+# How a size the domain draws is completed: constants kept at their value, dims tied to another,
+# and the reduced length's fit (kernelgen/kernelbench/drawn.py).
+DERIVED = {'fixed': {'bias_shape_0': 1},
+ 'reduced': 'reduced',
+ 'sites': [{'factor': 1.0, 'powers': {'in_features': 1}},
+           {'factor': 1.0, 'powers': {'batch_size': 1}}]}
+
+PROBLEM = DrawnProblem('kb2_97_matmul_batchnorm_biasadd_divide_swish', SOURCE, SPEC, PLAN, DERIVED)
+
+
+def kb2_97_matmul_batchnorm_biasadd_divide_swish(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias):
+    return PROBLEM.forward(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias)
+
+
+def eager(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias):
+    return PROBLEM.eager(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias)
+
+
+def make_inputs(size, dtype, dist, gen):
+    return PROBLEM.make_inputs(size, dtype, dist, gen)
+
+
+def cost(dims, itemsize):
+    return PROBLEM.cost(dims, COSTS)
+
+
+def derive_dims(dims):
+    return PROBLEM.derive_dims(dims)
