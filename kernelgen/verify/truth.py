@@ -145,8 +145,8 @@ def _file_stem(case_name: str) -> str:
 def _device_budget(device: str) -> int | None:
     """RESIDENT_SHARE of the GPU's memory, or KERNELGEN_TRUTH_SHARE's share where several judges
     share one GPU (scripts/gpu/verifier.sh's suite shards)."""
-    if not device.startswith("cuda"):
-        return None  # the CPU's cases are the interpreter's sizes
+    if not device.startswith("cuda") or not torch.cuda.is_available():
+        return None  # the CPU's cases are the interpreter's sizes (tests fake a CUDA run on it)
     share = float(os.environ.get("KERNELGEN_TRUTH_SHARE") or RESIDENT_SHARE)
     return int(share * torch.cuda.get_device_properties(torch.device(device)).total_memory)
 
