@@ -193,7 +193,7 @@ def _next(runner: loop.Loop) -> tuple[int, str, str]:
 def list_operators() -> Operators:
     """Every operator with a reference: its seed, what the library ships, its case grid, its
     benchmark shapes and its runs."""
-    from kernelgen.package import reference_api
+    from kernelgen.package import reference_summary
     from kernelgen.report.manifest import read_manifest
     from kernelgen.spec import known_ops, seed_path
 
@@ -211,7 +211,7 @@ def list_operators() -> Operators:
         out.append(
             OperatorInfo(
                 name=op,
-                summary=reference_api(op)[2],
+                summary=reference_summary(op),
                 seed=str(seed.relative_to(paths.root())) if seed.is_file() else None,
                 generated=generated,
                 cases=len(spec.cases),

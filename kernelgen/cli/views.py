@@ -23,28 +23,49 @@ def _fmt(x: float | None, spec: str = ".2f", suffix: str = "") -> str:
 
 
 def ops_table(rows: list[dict[str, object]]) -> RenderableType:
-    """Every operator; one whose reference does not load is marked, its error below the table
-    (an error names a file and a field: too long for a cell)."""
+    """Every operator; one whose reference does not load is marked, its error below the tables
+    (an error names a file and a field: too long for a cell). Imported problems (KernelBench's)
+    get a table of their own: their names are long, and they have no seed or library kernel."""
+    own = [r for r in rows if not r.get("origin")]
+    imported = [r for r in rows if r.get("origin")]
     table = Table(title="operators")
-    imported = any(r.get("origin") for r in rows)
-    cols = ("name", "seed", "generated", "cases", "cpu cases", "bench shapes")
-    for col in (*cols, "origin") if imported else cols:
-        table.add_column(col, no_wrap=col == "name")  # imported names are long: kept whole
-    errors: list[Text] = []
-    for r in rows:
-        broken = r.get("error") is not None
+    for col in ("name", "seed", "generated", "cases", "cpu cases", "bench shapes"):
+        table.add_column(col)
+    for r in own:
         table.add_row(
-            Text(str(r["name"]), style="red" if broken else ""),
+            _op_name(r),
             "yes" if r["seed"] else "no",
             str(r["generated_status"]),
-            "-" if broken else str(r["cases"]),
-            "-" if broken else str(r["interpreter_cases"]),
-            Text("broken: see below", style="red") if broken else ", ".join(r["bench_shapes"]),  # type: ignore[arg-type]
-            *([str(r.get("origin") or "")] if imported else []),
+            *_op_cases(r),
+            Text("broken: see below", style="red") if _broken(r) else ", ".join(r["bench_shapes"]),  # type: ignore[arg-type]
         )
-        if broken:
-            errors.append(Text.assemble((f"{r['name']}: ", "bold red"), str(r["error"])))
-    return Group(table, *errors) if errors else table
+    parts: list[RenderableType] = [table]
+    if imported:
+        problems = Table(title="imported problems")
+        problems.add_column("name", overflow="fold")
+        for col in ("cases", "cpu cases", "origin"):
+            problems.add_column(col)
+        for r in imported:
+            problems.add_row(_op_name(r), *_op_cases(r), str(r["origin"]))
+        parts.append(problems)
+    parts += [
+        Text.assemble((f"{r['name']}: ", "bold red"), str(r["error"])) for r in rows if _broken(r)
+    ]
+    return Group(*parts) if len(parts) > 1 else table
+
+
+def _broken(r: dict[str, object]) -> bool:
+    return r.get("error") is not None
+
+
+def _op_name(r: dict[str, object]) -> Text:
+    return Text(str(r["name"]), style="red" if _broken(r) else "")
+
+
+def _op_cases(r: dict[str, object]) -> tuple[str, str]:
+    if _broken(r):
+        return "-", "-"
+    return str(r["cases"]), str(r["interpreter_cases"])
 
 
 def verdict_text(v: Verdict) -> Text:

@@ -50,7 +50,7 @@ from kernelgen.package.manifest import (
 )
 from kernelgen.package.module import LEAN_LAUNCHES
 from kernelgen.package.promotion import promote
-from kernelgen.package.sources import reference_api
+from kernelgen.package.sources import reference_api, reference_summary
 
 __all__ = [
     "DISPATCH_MARGIN",
@@ -69,6 +69,7 @@ __all__ = [
     "provenance_of_bench",
     "recover",
     "reference_api",
+    "reference_summary",
     "render_init",
     "seed_source_with_sha",
     "sha256",

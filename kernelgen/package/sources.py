@@ -47,9 +47,19 @@ def reference_api(op: str) -> tuple[list[Param], str, str]:
         )
     if fn.returns is None:
         raise PromoteError(f"{path}: {op}() needs a return annotation")
-    # The docstring's first paragraph, on one line.
-    doc = " ".join((ast.get_docstring(tree) or op).strip().split("\n\n")[0].split())
-    return params, ast.unparse(fn.returns), doc
+    return params, ast.unparse(fn.returns), _summary(tree, op)
+
+
+def reference_summary(op: str) -> str:
+    """The reference's docstring, its first paragraph on one line: what a listing says of the
+    operator, with or without the annotations promotion needs (an imported KernelBench problem's
+    reference has none)."""
+    path = paths.references_dir() / f"{op}.py"
+    return _summary(parse(path.read_text(), str(path)), op)
+
+
+def _summary(tree: ast.Module, op: str) -> str:
+    return " ".join((ast.get_docstring(tree) or op).strip().split("\n\n")[0].split())
 
 
 def check_signature(tree: ast.Module, op: str, params: list[Param], where: str) -> None:
