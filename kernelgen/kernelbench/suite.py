@@ -32,9 +32,9 @@ from kernelgen.kernelbench.scores import load_state, state_dir, state_path
 from kernelgen.kernelbench.source import Refused, read
 from kernelgen.records import now
 from kernelgen.spec import known_ops, load_spec
+from kernelgen.spec.origin import IMPORTED_NAME
 
 PROPOSERS = ("llm", "tune", "replay", "files", "agent")
-_OP = re.compile(r"^kb(\d+)_(\d+)_(\w+)$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -101,7 +101,7 @@ def listed(o: SuiteOptions) -> list[SuiteProblem]:
                 )
         return found
     for op in known_ops():
-        m = _OP.match(op)
+        m = IMPORTED_NAME.match(op)
         if m and int(m.group(1)) in o.levels:
             level, number, title = int(m.group(1)), int(m.group(2)), m.group(3)
             found.append(SuiteProblem(level=level, problem=number, title=title, op=op))

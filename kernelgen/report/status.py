@@ -21,6 +21,7 @@ from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
 from kernelgen.report.library import LibraryFigures, library_figures
 from kernelgen.report.manifest import read_manifest
 from kernelgen.report.ratios import geomean, ratio
+from kernelgen.spec.origin import IMPORTED_NAME
 
 
 class OpStatus(BaseModel):
@@ -284,6 +285,9 @@ def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = Non
 
 
 def known_ops(manifest: dict[str, dict]) -> list[str]:
+    """The library's operators: shipped, with a reference, or with runs. Imported benchmark
+    problems are left to their own report (`kernelgen report kernelbench`): a hundred of them
+    would bury the library's eleven."""
     ops = set(manifest)
     try:
         ops |= set(spec.known_ops())
@@ -292,7 +296,16 @@ def known_ops(manifest: dict[str, dict]) -> list[str]:
     folder = paths.evaluations_dir()
     if folder.is_dir():
         ops |= {p.parent.parent.name for p in folder.glob("*/*/run.json")}
-    return sorted(ops)
+    return sorted(op for op in ops if op in manifest or not _imported(op))
+
+
+def _imported(op: str) -> bool:
+    if not IMPORTED_NAME.match(op):  # the importer's names; only those can be imports
+        return False
+    try:
+        return spec.load_spec(op).data.origin is not None
+    except KernelgenError:
+        return True  # a run of a problem whose reference is not here
 
 
 def gather_status(library: NewestBench | None = None) -> list[OpRow]:

@@ -6,9 +6,13 @@ Models only: this module is imported by kernelgen/spec/__init__.py and imports n
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# An imported KernelBench problem's operator name, kb<level>_<number>_<title> (source.py makes it).
+IMPORTED_NAME = re.compile(r"^kb(\d+)_(\d+)_(\w+)$")
 
 
 class Origin(BaseModel):

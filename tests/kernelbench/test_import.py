@@ -252,3 +252,11 @@ def test_the_reference_is_safe_from_threads(project: Path) -> None:
         with ThreadPoolExecutor(8) as pool:
             together = list(pool.map(lambda args: spec.reference(*args), sets))
         assert all(torch.equal(a, t) for a, t in zip(alone, together, strict=True))
+
+
+def test_the_library_status_leaves_imported_problems_to_their_own_report(project: Path) -> None:
+    from kernelgen.report.status import known_ops
+    from kernelgen.spec import known_ops as every_op
+
+    assert IMPORTED <= set(every_op())  # kernelgen ops, the agent and the suite see them
+    assert not IMPORTED & set(known_ops({}))  # the library's status page does not
