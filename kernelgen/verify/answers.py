@@ -111,7 +111,7 @@ class Answers:
                 ref=sampled.pick(inputs.ref, i),
                 native=sampled.pick(inputs.native, i),
                 native_errs=None,
-                native_stretch=None,
+                native_stretch=inputs.native_stretch,  # the case's tolerance names its row
                 sampled=sampled.one(i),
             )
             try:
