@@ -186,8 +186,9 @@ class Truths:
         # Together only the cases that `threads` at once keep within the budget; the others
         # one at a time, each making room for itself.
         share = None if self.budget is None else self.budget // threads
-        together = [c for c in missing if share is None or self._estimate(c) <= share]
-        alone = [c for c in missing if c.name not in {t.name for t in together}]
+        fits = {c.name: share is None or self._estimate(c) <= share for c in missing}
+        together = [c for c in missing if fits[c.name]]
+        alone = [c for c in missing if not fits[c.name]]
         if together:
             self._make_room(sum(self._estimate(c) for c in together))
             with _intra_op(TRUTH_INTRA_OP), ThreadPoolExecutor(min(threads, len(together))) as ex:
