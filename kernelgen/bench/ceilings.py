@@ -18,6 +18,7 @@ from pathlib import Path
 
 import triton
 
+from kernelgen import gpulock
 from kernelgen.records import Ceilings, now
 
 COPY_BYTES = 2 * 1024**3
@@ -114,6 +115,7 @@ def get_ceilings(refresh: bool = False) -> Ceilings:
         cached = load_cached(path)
         if cached is not None:
             return cached
-    ceilings = measure()
+    with gpulock.exclusive("device ceilings"):  # timed, so alone on the GPU (gpulock.py)
+        ceilings = measure()
     write_atomic(path, ceilings.model_dump_json(indent=2))
     return ceilings

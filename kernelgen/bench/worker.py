@@ -27,6 +27,7 @@ from typing import Any
 
 import torch
 
+from kernelgen import gpulock
 from kernelgen.bench import roofline
 from kernelgen.bench.ceilings import get_ceilings
 from kernelgen.bench.contender import as_shipped, compile_facts, file_sha256, load_entry
@@ -251,32 +252,40 @@ def run_bench(req: BenchRequest) -> BenchResult:
         # Each shape compiles its own static graph; a reset keeps dynamo's recompile limit and
         # automatic-dynamic shapes out of the peer's figures.
         torch.compiler.reset()
-        sets = _input_sets(spec, shape, req.seed)
-        pool = graph_pool(sets)
-        calls = {label: rotating(fn, sets) for label, fn in fns.items()}
-        replays = {label: rotating(fn, pool) for label, fn in fns.items()}
-        errors = dict(load_errors)
-        errors.update((label, err) for label, call in calls.items() if (err := _warm(call)))
+        # The GPU lock (kernelgen/gpulock.py): inputs and the contenders' first calls (their
+        # kernels compiled ahead by the judge) beside other jobs' judges; the probe and the
+        # rounds alone on the GPU.
+        with gpulock.shared("bench inputs and first calls", spec.name):
+            sets = _input_sets(spec, shape, req.seed)
+            pool = graph_pool(sets)
+            calls = {label: rotating(fn, sets) for label, fn in fns.items()}
+            replays = {label: rotating(fn, pool) for label, fn in fns.items()}
+            errors = dict(load_errors)
+            errors.update((label, err) for label, call in calls.items() if (err := _warm(call)))
         # The contenders alone choose the method: with peers from the cache or timed here, the
         # shape is timed the same way.
-        method, n_calls = choose_method({k: replays[k] for k in calls if k not in errors})
+        with gpulock.exclusive("bench method probe", spec.name):
+            method, n_calls = choose_method({k: replays[k] for k in calls if k not in errors})
         entry = peers.cached(shape, method)
         timed_peers = req.peers and entry is None
         if timed_peers:
             impls = {"eager": spec.eager, "compile": torch.compile(spec.eager, dynamic=False)}
             for label, fn in impls.items():
                 calls[label], replays[label] = rotating(fn, sets), rotating(fn, pool)
+                # No lock: torch.compile's compile step, minutes of CPU at worst.
                 if err := _warm(calls[label]):
                     errors[label] = err
-        times, late = interleaved(
-            {k: v for k, v in calls.items() if k not in errors},
-            rounds=req.rounds,
-            method=method,
-            n_calls=n_calls,
-            replay_calls=replays,
-        )
-        errors.update(late)
-        errors.update(recheck(spec, shape, {k: f for k, f in fns.items() if k not in errors}, sets))
+        with gpulock.exclusive("bench rounds", spec.name):
+            times, late = interleaved(
+                {k: v for k, v in calls.items() if k not in errors},
+                rounds=req.rounds,
+                method=method,
+                n_calls=n_calls,
+                replay_calls=replays,
+            )
+            errors.update(late)
+            fine = {k: f for k, f in fns.items() if k not in errors}
+            errors.update(recheck(spec, shape, fine, sets))
         if timed_peers:
             peers.measured(shape, method, times, errors)
         elif entry is not None:
@@ -392,34 +401,38 @@ def run_tune(req: TuneRequest) -> TuneResult:
             )
 
         for shape in shapes:
-            sets = _input_sets(spec, shape, req.seed)
-            pool = graph_pool(sets)
             skipped = {k.index: k.reason for k in req.skip if k.shape == shape.name}
             run = {i: fn for i, fn in fns.items() if i not in skipped}
-            calls = {str(i): rotating(fn, sets) for i, fn in run.items()}
-            replays = {str(i): rotating(fn, pool) for i, fn in run.items()}
             errors = {**load_errors, **skipped}
-            for key, call in calls.items():
-                err = _warm(call)
-                if err is None:
-                    continue
-                errors[int(key)] = err
-                if not _cuda_ok():
-                    results[int(key)].append(VariantShape(shape=shape.name, error=err))
-                    out = result()
-                    out.poisoned_by, out.poisoned_shape = int(key), shape.name
-                    return out
+            # The GPU lock (kernelgen/gpulock.py): inputs and first calls (the variants were
+            # compiled ahead: a load and a call) beside other jobs' judges, the rounds alone.
+            with gpulock.shared("tune inputs and first calls", spec.name):
+                sets = _input_sets(spec, shape, req.seed)
+                pool = graph_pool(sets)
+                calls = {str(i): rotating(fn, sets) for i, fn in run.items()}
+                replays = {str(i): rotating(fn, pool) for i, fn in run.items()}
+                for key, call in calls.items():
+                    err = _warm(call)
+                    if err is None:
+                        continue
+                    errors[int(key)] = err
+                    if not _cuda_ok():
+                        results[int(key)].append(VariantShape(shape=shape.name, error=err))
+                        out = result()
+                        out.poisoned_by, out.poisoned_shape = int(key), shape.name
+                        return out
             live = {k: c for k, c in calls.items() if int(k) not in errors}
-            method, n_calls = choose_method({k: replays[k] for k in live})
-            times, late = interleaved(
-                live,
-                rounds=req.rounds,
-                max_rounds=req.rounds,  # many variants: a fixed count keeps the search bounded
-                method=method,
-                n_calls=n_calls,
-                replay_calls=replays,
-                host=False,
-            )
+            with gpulock.exclusive("tune rounds", spec.name):
+                method, n_calls = choose_method({k: replays[k] for k in live})
+                times, late = interleaved(
+                    live,
+                    rounds=req.rounds,
+                    max_rounds=req.rounds,  # many variants: a fixed count keeps the search bounded
+                    method=method,
+                    n_calls=n_calls,
+                    replay_calls=replays,
+                    host=False,
+                )
             errors.update({int(k): e for k, e in late.items()})
             base = times.get(str(req.baseline)) if req.baseline is not None else None
             for i in indices:

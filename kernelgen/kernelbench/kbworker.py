@@ -25,10 +25,12 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import torch
 
+from kernelgen import gpulock
 from kernelgen.bench.contender import load_entry
 from kernelgen.bench.timing import describe_error
 from kernelgen.kernelbench.results import KbRequest, KbTimed, KbTimes, KbTiming, KbTrial, KbTrials
@@ -150,25 +152,36 @@ def _flush_l2() -> None:
 
 
 def cuda_event_times(
-    fn: Callable[..., Any], args: list[Any], warmup: int, trials: int, discard_first: int
+    fn: Callable[..., Any],
+    args: list[Any],
+    warmup: int,
+    trials: int,
+    discard_first: int,
+    op: str | None = None,
 ) -> list[float]:
-    """Per-trial ms, as time_execution_with_cuda_event measures them."""
-    for _ in range(warmup):
+    """Per-trial ms, as time_execution_with_cuda_event measures them. The first warmup call
+    is the compile step (torch.compile's graph, the candidate's kernels) and holds no lock; the
+    other calls hold the GPU alone (kernelgen/gpulock.py)."""
+    if warmup:
         fn(*args)
         torch.cuda.synchronize()
-    torch.cuda.empty_cache()
-    times: list[float] = []
-    for trial in range(trials + discard_first):
-        torch.cuda.synchronize()
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        _flush_l2()
-        start.record()
-        fn(*args)
-        end.record()
-        torch.cuda.synchronize()
-        if trial >= discard_first:
-            times.append(start.elapsed_time(end))
+    with gpulock.exclusive("KernelBench's timing", op):
+        for _ in range(warmup - 1):
+            fn(*args)
+            torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+        times: list[float] = []
+        for trial in range(trials + discard_first):
+            torch.cuda.synchronize()
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            _flush_l2()
+            start.record()
+            fn(*args)
+            end.record()
+            torch.cuda.synchronize()
+            if trial >= discard_first:
+                times.append(start.elapsed_time(end))
     return times
 
 
@@ -205,7 +218,7 @@ def run_timing(req: KbRequest) -> KbTimed:
     ]
     for who, call, args, warmup in contenders:
         try:
-            times = cuda_event_times(call, args, warmup, req.perf_trials, DISCARD_FIRST)
+            times = cuda_event_times(call, args, warmup, req.perf_trials, DISCARD_FIRST, req.op)
         except Exception as e:  # one implementation's failure leaves the others' figures
             timing.errors[who] = describe_error(e)
             continue
@@ -230,7 +243,9 @@ def check_main(request: str) -> str:
     """Sandbox target: KbRequest JSON in, KbTrials JSON out."""
     req = KbRequest.model_validate_json(request)
     _prepare(req)
-    with torch.no_grad():
+    # The trials run on the GPU beside other jobs' judges, never beside a timing (gpulock.py).
+    lock = gpulock.shared("KernelBench's trials", req.op) if req.device == "cuda" else nullcontext()
+    with torch.no_grad(), lock:
         return run_check(req).model_dump_json()
 
 

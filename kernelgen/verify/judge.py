@@ -13,8 +13,10 @@ import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
+from kernelgen import gpulock
 from kernelgen.paths import triton_cache
 from kernelgen.records import Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
@@ -172,8 +174,10 @@ class Evaluator:
         """The small cases of an already accepted candidate under compute-sanitizer: the check
         made before promotion. Returns the failure (None when clean) and the tools run clean."""
         cases = [c for c in self.cases() if c.interpreter] or self.cases()[:1]
+        on_gpu = self.device == "cuda"
         try:
-            return None, sanitizer.check(self, path.resolve(), cases)
+            with gpulock.shared("compute-sanitizer", self.op) if on_gpu else nullcontext():
+                return None, sanitizer.check(self, path.resolve(), cases)
         except Rejected as r:
             failure = r.failure
             if r.case:

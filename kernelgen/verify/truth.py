@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from kernelgen import gpulock
 from kernelgen.spec import Case, OpSpec
 from kernelgen.spec.inputs import case_inputs, case_seed
 from kernelgen.verify import limits
@@ -174,8 +175,6 @@ class Truths:
         """Compute what is missing, several cases at once: drawing inputs and the float64
         reference are torch work that runs outside the GIL. `done` is told of every case as it
         is ready: those computed already first, the others in the order they finish."""
-        from concurrent.futures import ThreadPoolExecutor, as_completed
-
         missing = [c for c in cases if c.name not in self._cases]
         if done is not None:
             for case in cases:
@@ -183,6 +182,17 @@ class Truths:
                     done(case, self._cases[case.name])
         if not missing:
             return
+        with self._gpu("drawing truths"):
+            self._draw(missing, threads, done)
+
+    def _draw(
+        self,
+        missing: list[Case],
+        threads: int,
+        done: Callable[[Case, CaseTruth], None] | None,
+    ) -> None:
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
         # Together only the cases that `threads` at once keep within the budget; the others
         # one at a time, each making room for itself.
         share = None if self.budget is None else self.budget // threads
@@ -209,9 +219,17 @@ class Truths:
                 self._cases.move_to_end(case.name)
                 return self._cases[case.name]
         self._make_room(self._estimate(case))
-        truth = self._compute(case)
+        with self._gpu("drawing a truth"):
+            truth = self._compute(case)
         self._keep(case, truth)
         return truth
+
+    def _gpu(self, what: str) -> contextlib.AbstractContextManager[float]:
+        """The GPU lock, shared (kernelgen/gpulock.py): the references run on the judge's GPU,
+        beside other judges and never beside a timing."""
+        if not self.device.startswith("cuda"):
+            return contextlib.nullcontext(0.0)
+        return gpulock.shared(what, self.spec.name)
 
     def _estimate(self, case: Case) -> int:
         try:

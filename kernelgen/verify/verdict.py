@@ -21,6 +21,7 @@ compute-sanitizer.
 from __future__ import annotations
 
 import ast
+import contextlib
 import random
 import time
 from collections import deque
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kernelgen import gpulock
 from kernelgen.records import CaseResult, Phases, Verdict
 from kernelgen.verify import checks, fills, libdevice, sanitizer, sweep
 from kernelgen.verify.answers import Answers
@@ -109,6 +111,7 @@ class Judging:
         failure: Failure | None = None
         phases = Phases()
         sanitized: list[str] = []
+        gpu = contextlib.ExitStack()
         try:
             mark = time.monotonic()
             failure, where = ev.prepare(self.path, self.digest, phases)
@@ -120,6 +123,8 @@ class Judging:
             phases.start, mark = _lap(mark)
             ev.warm_compilers()
             self.load()
+            if self.device == "cuda":  # the calls share the GPU with judges, never with a timing
+                gpu.enter_context(gpulock.shared("judging a candidate", self.spec.name))
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
             grid: list[_Step] = []
@@ -157,6 +162,7 @@ class Judging:
         finally:
             if self.runner is not None:
                 self.runner.close()
+            gpu.close()  # once the runner is gone: calls sent ahead stop with it
             costs = self.answers.costs
             phases.calls = costs if costs.calls else None
         results = [c for c in results if c.name not in self.not_run]
