@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -19,17 +20,52 @@ from kernelgen.errors import UsageError
 suite = typer.Typer(no_args_is_help=True, help="Run the pipeline over a benchmark's problems.")
 app.add_typer(suite, name="suite")
 
+# Options that take several values in one use (--level 1 2), as well as comma-separated.
+MANY = ("--level", "--problems")
 
-@suite.command("kernelbench")
+
+def spread(args: list[str], many: tuple[str, ...] = MANY) -> list[str]:
+    """`--level 1 2` as `--level 1 --level 2`: click gives an option one value per use, so
+    each value after an option of `many`'s own, up to the next option, is one more use of it.
+    The command takes no arguments, so no value is mistaken for one."""
+    out: list[str] = []
+    current: str | None = None
+    own_value = False
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        if own_value:
+            out.append(arg)
+            own_value = False
+        elif arg.startswith("-"):
+            name = arg.split("=", 1)[0]
+            current = name if name in many else None
+            own_value = current is not None and "=" not in arg
+            out.append(arg)
+        elif current is not None:
+            out += [current, arg]
+        else:
+            out.append(arg)
+    return out
+
+
+class _ManyValues(typer.core.TyperCommand):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, spread(args))
+
+
+@suite.command("kernelbench", cls=_ManyValues)
 @clean_errors
 def kernelbench(
     level: Annotated[
-        list[str] | None, typer.Option("--level", help="levels: --level 1,2 or --level 1 --level 2")
+        list[str] | None,
+        typer.Option("--level", help="levels: --level 1 2, --level 1,2 or --level 1 --level 2"),
     ] = None,
     problems: Annotated[
         list[str] | None,
         typer.Option(
-            "--problems", help="problem numbers, LEVEL:NUMBER or op names (comma-separated)"
+            "--problems",
+            help="problem numbers, LEVEL:NUMBER or op names (--problems 19 23, or 19,23)",
         ),
     ] = None,
     checkout: Annotated[
@@ -55,6 +91,14 @@ def kernelbench(
         bool, typer.Option("--skip-conv", help="leave convolutions out, with that reason")
     ] = False,
     retry: Annotated[bool, typer.Option(help="attempt again what is not accepted")] = False,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="problems attempted at once, each in processes of its own; they share the GPU "
+            "under a lock that lets nothing run beside a timing",
+        ),
+    ] = 1,
     promote: Annotated[
         bool,
         typer.Option(
@@ -68,8 +112,8 @@ def kernelbench(
     json_out: JsonOpt = False,
 ) -> None:
     """Attempt each problem of the levels (imported from --from as the suite reaches it), one
-    run each within --budget-s, and check what is accepted by KernelBench's criteria too.
-    Resumable: run it again and it goes on where it stopped."""
+    run each within --budget-s, --jobs at a time, and check what is accepted by KernelBench's
+    criteria too. Resumable: run it again and it goes on where it stopped."""
     from kernelgen.kernelbench.suite import SuiteOptions, run_suite
 
     options = SuiteOptions(
@@ -89,6 +133,7 @@ def kernelbench(
         skip_conv=skip_conv,
         retry=retry,
         promote=promote,
+        jobs=jobs,
     )
 
     def event(message: str) -> None:

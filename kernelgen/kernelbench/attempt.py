@@ -20,7 +20,7 @@ from pathlib import Path
 from kernelgen import paths, store
 from kernelgen.config import load_settings
 from kernelgen.errors import KernelgenError
-from kernelgen.kernelbench.results import SuiteProblem, SuiteSettings
+from kernelgen.kernelbench.results import KbCheck, SuiteProblem, SuiteSettings
 from kernelgen.records import RunRecord
 from kernelgen.spec import has_seed, load_spec
 
@@ -192,13 +192,15 @@ def settle(p: SuiteProblem, run: RunRecord) -> None:
 
 def kernelbench_figures(p: SuiteProblem, device: str) -> None:
     """KernelBench's criteria on the accepted candidate: its stored record where one was made
-    on this device for this candidate, else checked now."""
+    on this device for this candidate and its workers ran to the end, else checked now (a
+    worker that died may have died with an interrupted suite: a problem settled again is one
+    whose attempt was cut short)."""
     from kernelgen.kernelbench.criteria import check_candidate, load_check
 
     assert p.run is not None and p.candidate is not None
     try:
         check = load_check(p.op, p.run, p.candidate)
-        if check is None or check.device != device:
+        if check is None or check.device != device or _cut_short(check):
             check = check_candidate(p.op, p.run, p.candidate, device)
     except KernelgenError as e:
         p.kb_correct, p.kb_note = None, f"KernelBench's check failed to run: {e}"
@@ -210,3 +212,9 @@ def kernelbench_figures(p: SuiteProblem, device: str) -> None:
     if check.timing is not None and check.timing.errors:
         notes += [f"{k}: {v}" for k, v in check.timing.errors.items()]
     p.kb_note = "; ".join(n for n in notes if n) or None
+
+
+def _cut_short(check: KbCheck) -> bool:
+    """A stored check whose worker died (the trials') or gave no timing where one was due."""
+    untimed = check.device == "cuda" and bool(check.correct) and check.timing is None
+    return check.error is not None or untimed

@@ -150,6 +150,9 @@ class SuiteSettings(_Record):
     source: str | None = Field(None, description="files: the folder of <op>/ candidate folders")
     checkout: str | None = Field(None, description="--from: the KernelBench checkout imported")
     skip_conv: bool = False
+    jobs: int = Field(
+        1, description="problems attempted at once (--jobs); above 1, timings hold the GPU lock"
+    )
     promote: bool = Field(
         False,
         description="accepted problems promoted into generated/ (--promote); by default a "
@@ -177,6 +180,11 @@ class SuiteProblem(_Record):
     speedup_vs_eager: float | None = None
     speedup_vs_compile: float | None = None
     kb_note: str | None = Field(None, description="why KernelBench's figures are missing")
+    lock_wait_s: float | None = Field(
+        None,
+        description="seconds its processes waited for the GPU lock (a suite of several jobs, "
+        "kernelgen/gpulock.py): waiting, not work; None where no lock was held",
+    )
 
     @property
     def key(self) -> tuple[int, int]:

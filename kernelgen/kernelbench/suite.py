@@ -7,6 +7,14 @@ began, before its run starts, so a suite killed at any point finds the run that 
 the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
 written when known. A second suite on the same state file is refused while one runs.
 
+With --jobs N, N problems are attempted at once, each in its own thread and processes, on its own
+copy of its entry, which it puts back into the record; the record is saved whole under one lock,
+so a kill leaves each problem as its last step put it. The jobs share one GPU: the suite names a
+lock file (kernelgen/gpulock.py) under which every timed measurement holds the GPU alone and the
+judges hold it shared, splits the judges' share of GPU memory for truths and the host's compile
+runners among the jobs, and records in each problem's entry how long its processes waited for
+the lock.
+
 Problems come from a KernelBench checkout (--from: imported as the suite reaches them) or from
 the operators already imported. Those not selected (--problems) are in the record too, as not
 attempted, so fast_p counts them.
@@ -17,14 +25,16 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelgen import paths, store
+from kernelgen import gpulock, paths, store
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.kernelbench import attempt
 from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord, SuiteSettings
@@ -35,6 +45,8 @@ from kernelgen.spec import known_ops, load_spec
 from kernelgen.spec.origin import IMPORTED_NAME
 
 PROPOSERS = ("llm", "tune", "replay", "files", "agent")
+TRUTH_SHARE_ENV = "KERNELGEN_TRUTH_SHARE"
+COMPILERS_ENV = "KERNELGEN_COMPILE_WORKERS"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -59,6 +71,7 @@ class SuiteOptions(BaseModel):
     skip_conv: bool = False
     retry: bool = False
     promote: bool = False
+    jobs: int = 1
 
 
 Events = Callable[[str], None]
@@ -78,6 +91,8 @@ def _check(o: SuiteOptions) -> None:
         raise UsageError(f"--from {o.checkout}: no such file or folder")
     if o.budget_s is not None and o.budget_s <= 0:
         raise UsageError(f"--budget-s {o.budget_s:g}: expected seconds above 0")
+    if o.jobs < 1:
+        raise UsageError(f"--jobs {o.jobs}: expected 1 or more problems at once")
 
 
 def listed(o: SuiteOptions) -> list[SuiteProblem]:
@@ -139,6 +154,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         source=_portable(o.source) if o.source else None,
         checkout=_portable(o.checkout) if o.checkout else (old and old.checkout),
         skip_conv=o.skip_conv,
+        jobs=o.jobs,
         promote=o.promote,
     )
 
@@ -210,47 +226,142 @@ def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
 
 
 def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
-    """Attempt every selected problem not yet done, one at a time, saving as it goes."""
+    """Attempt every selected problem not yet done, --jobs at a time, saving as it goes."""
     _check(o)
     with _exclusive(o.name):
         rec = open_state(o)
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
-        for p in rec.problems:
-            if _todo(p, o, proposer):
-                _one(rec, p, proposer, event)
-                done(p)
+        todo = [p.model_copy(deep=True) for p in rec.problems if _todo(p, o, proposer)]
+        with _sharing_gpu(rec.name, o.jobs) as waits:
+            book = _Book(rec, waits)
+
+            def work(p: SuiteProblem) -> None:
+                _one(book, p, proposer, event)
+                if not book.stopping.is_set():
+                    done(p)
+
+            _each(todo, o.jobs, work, book.stopping)
         return rec
 
 
-def _stop(rec: SuiteRecord, p: SuiteProblem, why: str) -> None:
+class _Book:
+    """The record the jobs share. Each job works on its own copy of its problem and puts it
+    back: the record is saved whole under one lock, from entries each as its job last put it.
+    Once the suite is stopping (an interrupt, a job's error) nothing more is put, so a problem
+    whose processes were cut short stays running, to be resumed."""
+
+    def __init__(self, rec: SuiteRecord, waits: Path | None):
+        self.rec, self.waits = rec, waits
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+
+    def put(self, p: SuiteProblem) -> None:
+        if self.waits is not None:
+            p.lock_wait_s = gpulock.waited(self.waits, p.op)
+        with self._lock:
+            if self.stopping.is_set():
+                return
+            at = next(i for i, q in enumerate(self.rec.problems) if q.key == p.key)
+            self.rec.problems[at] = p.model_copy(deep=True)
+            save(self.rec)
+
+
+def _each(
+    todo: list[SuiteProblem],
+    jobs: int,
+    work: Callable[[SuiteProblem], None],
+    stopping: threading.Event,
+) -> None:
+    """`work` on every problem, `jobs` at a time. The first error (an interrupt included) stops
+    the suite: no problem starts after it, and those running put nothing more."""
+    if jobs == 1 or len(todo) <= 1:
+        try:
+            for p in todo:
+                work(p)
+        except BaseException:
+            stopping.set()
+            raise
+        return
+    with ThreadPoolExecutor(min(jobs, len(todo)), thread_name_prefix="suite-job") as ex:
+        futures = [ex.submit(work, p) for p in todo]
+        try:
+            for future in as_completed(futures):
+                future.result()
+        except BaseException:
+            stopping.set()
+            for future in futures:
+                future.cancel()
+            raise
+
+
+@contextmanager
+def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
+    """The environment of a suite whose jobs share one GPU, for its processes and theirs: the
+    lock file (KERNELGEN_GPU_LOCK, kept where it names one already: a host-wide lock), the folder
+    its takers log their waits to, and each job's part of the truths' share of GPU memory (as
+    scripts/gpu/verifier.sh splits it among shards) and of the host's compile runners. Yields
+    the log folder; None and nothing changed for one job without a lock named."""
+    if jobs == 1 and gpulock.lock_path() is None:
+        yield None
+        return
+    from kernelgen.verify.ahead import workers
+    from kernelgen.verify.truth import RESIDENT_SHARE
+
+    waits = scratch() / "logs" / name / "gpulock"
+    waits.mkdir(parents=True, exist_ok=True)
+    env = {
+        gpulock.LOCK_ENV: str(gpulock.lock_path() or scratch() / "gpu.lock"),
+        gpulock.LOG_ENV: str(waits),
+    }
+    if jobs > 1:
+        share = float(os.environ.get(TRUTH_SHARE_ENV) or RESIDENT_SHARE)
+        env[TRUTH_SHARE_ENV] = f"{share / jobs:.4f}"
+        # The host's compile runners split too: 12 a judge, 4 judges, 16 cores.
+        env[COMPILERS_ENV] = str(max(1, workers() // jobs))
+    before = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield waits
+    finally:
+        for k, v in before.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _stop(book: _Book, p: SuiteProblem, why: str) -> None:
     p.status, p.category, p.reason, p.finished = "not attempted", None, why, now()
-    save(rec)
+    book.put(p)
 
 
-def _one(rec: SuiteRecord, p: SuiteProblem, proposer: str, event: Events) -> None:
-    s = rec.settings
+def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
+    s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
     if not resuming:
         p.status, p.started, p.finished = "running", store.stamp(), None
         p.proposer, p.device, p.run, p.candidate = proposer, s.device, None, None
         p.category = p.reason = p.kb_note = None
-        p.kb_correct = p.speedup_vs_eager = p.speedup_vs_compile = None
-        save(rec)
+        p.kb_correct = p.speedup_vs_eager = p.speedup_vs_compile = p.lock_wait_s = None
+        if book.waits is not None:  # the waits of this attempt only
+            gpulock.log_file(book.waits, p.op).unlink(missing_ok=True)
+        book.put(p)
     event(f"{p.op}: {'resuming' if resuming else 'starting'} ({proposer}, {s.device})")
     if not resuming and p.file and s.checkout:
-        why = _import(paths.root() / s.checkout / p.file)
+        with _importing:
+            why = _import(paths.root() / s.checkout / p.file)
         if why:
-            return _stop(rec, p, f"import refused: {why}")
+            return _stop(book, p, f"import refused: {why}")
     why = attempt.cannot_run(p, s) or attempt.unusable(p, s, proposer)
     if why:
-        return _stop(rec, p, why)
-    log = scratch() / "logs" / rec.name / f"{p.op}.log"
+        return _stop(book, p, why)
+    log = scratch() / "logs" / book.rec.name / f"{p.op}.log"
     if proposer == "agent":
         found = attempt.agent_run(p.op, s.device)
         assert found is not None  # unusable() said there is one
         p.run = found.id
-        save(rec)
+        book.put(p)
         pending = any(r.status == "pending" for r in store.load_candidates(p.op, found.id))
         failed = attempt.run_pipeline(p, s, proposer, found.id, log) if pending else None
     else:
@@ -260,19 +371,25 @@ def _one(rec: SuiteRecord, p: SuiteProblem, proposer: str, event: Events) -> Non
         else:
             resume = run.id if run is not None else None
             failed = attempt.run_pipeline(p, s, proposer, resume, log)
+    if book.stopping.is_set():  # its process was interrupted with the suite: resumed later
+        return
     run = attempt.find_run(p, s.device)
     if run is None:
-        return _stop(rec, p, f"the run did not start: {failed or 'no run was made'}")
-    # Saved only once KernelBench's check is recorded too: a suite killed before that finds
+        return _stop(book, p, f"the run did not start: {failed or 'no run was made'}")
+    # Put only once KernelBench's check is recorded too: a suite killed before that finds
     # the problem running, and settles it again from its finished run.
     attempt.settle(p, run)
-    if p.status == "accepted":
+    if p.status == "accepted" and not book.stopping.is_set():
         event(f"{p.op}: accepted {p.candidate}; KernelBench's check")
         attempt.kernelbench_figures(p, s.device)
     elif failed and p.reason:
         p.reason += f" (the run's process: {failed})"
     p.finished = now()
-    save(rec)
+    book.put(p)
+
+
+# An import runs the problem's Model under torch's global seed: one at a time.
+_importing = threading.Lock()
 
 
 def _import(path: Path) -> str | None:

@@ -50,6 +50,11 @@ class Miss:
 
 
 def workers() -> int:
+    """Compile runners of one judge: the host's cores less two, at most 12; or
+    KERNELGEN_COMPILE_WORKERS where several judges share the host (a suite's --jobs)."""
+    given = os.environ.get("KERNELGEN_COMPILE_WORKERS")
+    if given and given.isdigit():
+        return max(1, int(given))
     return max(1, min(12, (os.cpu_count() or 2) - 2))
 
 

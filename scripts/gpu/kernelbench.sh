@@ -6,7 +6,11 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240] [SUITE_S=540]
-#     bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] bash scripts/gpu/kernelbench.sh
+#
+# JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
+# torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
+# lock, the judges share it, and each problem's entry says how long it waited (lock_wait_s).
 #
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
@@ -25,6 +29,7 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
   --proposer files --source evaluations/kernelbench/candidates \
   --budget-s "${BUDGET_S:-240}" --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" \
+  --jobs "${JOBS:-4}" \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"
 grep -vE "^\s*$" "$OUT/suite.log" | tail -n 60 | cut -c1-240

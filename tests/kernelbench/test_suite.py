@@ -159,3 +159,140 @@ def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
     assert "--no-promote" in _command(p, kept, "files", None)
     assert "--no-promote" in _command(p, kept, "files", "20261205-000000-files-0000")
     assert "--no-promote" not in _command(p, shipped, "files", None)
+
+
+# ---- several problems at once (--jobs) ----------------------------------------------------------
+
+SOFTMAX2 = "kb2_1_softmax"
+
+
+def _two_levels(root: Path) -> None:
+    """The tiny softmax as a level-2 problem too, and the good candidate for both softmaxes."""
+    kb = root.parent / "kb"
+    (kb / "level2").mkdir()
+    (kb / "level2" / "1_Softmax.py").write_text((kb / "level1" / "1_Softmax.py").read_text())
+    _proposals(root)
+    folder = root / "proposals" / SOFTMAX2
+    folder.mkdir(parents=True)
+    (folder / "a_good.py").write_text(GOOD.replace(SOFTMAX, SOFTMAX2))
+
+
+def _suite_args(root: Path, *more: str) -> list[str]:
+    args = ["suite", "kernelbench", "--level", "1", "2", "--from", str(root.parent / "kb")]
+    return [*args, "--proposer", "files", "--source", "proposals", "--device", "cpu", *more]
+
+
+def test_level_takes_several_values_as_the_issue_writes_them() -> None:
+    from kernelgen.cli.kbsuite import spread
+
+    assert spread(["--level", "1", "2", "--problems", "19", "1:23", "--json"]) == [
+        "--level", "1", "--level", "2", "--problems", "19", "--problems", "1:23", "--json",
+    ]  # fmt: skip
+    assert spread(["--level=1", "2", "--from", "kb", "--jobs", "2"]) == [
+        "--level=1", "--level", "2", "--from", "kb", "--jobs", "2",
+    ]  # fmt: skip
+    assert spread(["--level", "1,2", "--name", "x"]) == ["--level", "1,2", "--name", "x"]
+
+
+def test_jobs_attempt_problems_at_once_under_the_gpu_lock(
+    kb_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--jobs 2: both softmaxes' runs are under way at once (each waits at a barrier for the
+    other), with the suite's lock named for their processes and the truths' share split in two;
+    one times while the other's judge waits, and each problem's entry has its own wait. The
+    environment is as it was afterwards."""
+    import os
+    import threading
+    import time
+
+    from kernelgen import gpulock
+    from kernelgen.kernelbench import attempt
+    from kernelgen.kernelbench.suite import COMPILERS_ENV, TRUTH_SHARE_ENV, scratch
+    from kernelgen.verify.ahead import workers
+
+    _two_levels(kb_project)
+    for name in (gpulock.LOCK_ENV, TRUTH_SHARE_ENV, COMPILERS_ENV):
+        monkeypatch.delenv(name, raising=False)
+    together = threading.Barrier(2, timeout=60)
+    seen: dict[str, dict[str, str | None]] = {}
+
+    def run_pipeline(p, settings, proposer, resume, log):  # noqa: ANN001, ANN202
+        names = (gpulock.LOCK_ENV, gpulock.LOG_ENV, TRUTH_SHARE_ENV, COMPILERS_ENV)
+        seen[p.op] = {k: os.environ.get(k) for k in names}
+        seen[p.op]["judge's compile runners"] = str(workers())  # as its judge would start
+        if p.op == SOFTMAX:
+            with gpulock.exclusive("a timing", p.op):
+                together.wait()  # the other job's run is under way too, or this breaks
+                time.sleep(0.5)
+        else:
+            together.wait()
+            with gpulock.shared("a judge", p.op):
+                pass
+        return "stopped by the test"
+
+    monkeypatch.setattr(attempt, "run_pipeline", run_pipeline)
+    result = CliRunner().invoke(app, _suite_args(kb_project, "--jobs", "2", "--json"))
+    assert result.exit_code == 0, result.output
+    assert set(seen) == {SOFTMAX, SOFTMAX2}
+    for env in seen.values():
+        assert env[gpulock.LOCK_ENV] == str(scratch() / "gpu.lock")
+        assert env[TRUTH_SHARE_ENV] == "0.1750"  # 0.35 over two jobs
+        assert env[COMPILERS_ENV] == env["judge's compile runners"] == str(max(1, workers() // 2))
+    assert os.environ.get(gpulock.LOCK_ENV) is None  # restored
+    assert os.environ.get(COMPILERS_ENV) is None
+    rec = load_state(state_path("suite"))
+    assert rec.settings.jobs == 2 and rec.settings.levels == [1, 2]
+    rows = _by_op(rec)
+    for op in (SOFTMAX, SOFTMAX2):
+        assert rows[op].status == "not attempted"
+        assert "stopped by the test" in (rows[op].reason or "")
+    assert (rows[SOFTMAX].lock_wait_s or 0.0) < 0.25 <= (rows[SOFTMAX2].lock_wait_s or 0.0)
+    assert rows[MATMUL].status == "not attempted" and rows[MATMUL].lock_wait_s is None
+
+
+@pytest.mark.slow
+def test_a_suite_of_two_jobs_killed_mid_job_resumes_both(kb_project: Path) -> None:
+    """`--jobs 2` in a process of its own, killed (-9) once both softmaxes' runs are under way:
+    both are running in the record, and the next suite resumes each run and accepts both."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _two_levels(kb_project)
+    args = _suite_args(kb_project, "--jobs", "2")
+    env = {**os.environ, "KERNELGEN_ROOT": str(kb_project)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kernelgen", *args],
+        cwd=kb_project,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    path = state_path("suite")
+    end = time.monotonic() + 300
+    try:
+        while True:
+            assert proc.poll() is None, "the suite ended before it was killed"
+            assert time.monotonic() < end, "both runs never got under way"
+            rec = load_state(path) if path.is_file() else None
+            running = rec and all(_by_op(rec)[op].status == "running" for op in (SOFTMAX, SOFTMAX2))
+            if running and store.list_runs(SOFTMAX) and store.list_runs(SOFTMAX2):
+                break
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    time.sleep(1.0)  # its runs' processes die with it (PR_SET_PDEATHSIG)
+    killed = load_state(path)
+    assert all(_by_op(killed)[op].status == "running" for op in (SOFTMAX, SOFTMAX2))
+    runs = {op: store.list_runs(op) for op in (SOFTMAX, SOFTMAX2)}
+    assert all(store.load_run(op, ids[0]).state == "running" for op, ids in runs.items())
+
+    done = run_suite(_options(kb_project, levels=[1, 2], jobs=2), _quiet, _quiet)
+    for op in (SOFTMAX, SOFTMAX2):
+        p = _by_op(done)[op]
+        assert p.status == "accepted" and p.kb_correct is True, p
+        assert store.list_runs(op) == runs[op] == [p.run]  # resumed, not started again
+    assert load_state(path).problems == done.problems
