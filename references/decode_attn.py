@@ -1,14 +1,22 @@
 """decode_attn(q, k_cache, v_cache, block_table, seq_lens, scale): attention of one query token
-per request over its paged KV cache (the decode step of serving; HPC-Ops' and SGLang's layout).
+per request over its paged KV cache (the decode step of serving; the layout of HPC-Ops, SGLang,
+vLLM and FlashInfer, pages of 16, 32 or 64 tokens).
 
 For request b, query head h (KV head g = h // (Hq // Hkv)) and its n = seq_lens[b] cached tokens,
-token t at k_cache[block_table[b, t // 64], t % 64, g, :] (and likewise in v_cache):
+pages of `page` tokens, token t at k_cache[block_table[b, t // page], t % page, g, :] (and
+likewise in v_cache):
     s[t]     = scale * q[b, h] . k[t]                  t < n
     out[b, h] = sum_t softmax(s)[t] * v[t]              (D,)
-q (B, Hq, D) and the caches (pages, 64, Hkv, D) in the case dtype (bf16 in the models),
+q (B, Hq, D) and the caches (N, page, Hkv, D) in the case dtype (bf16 in the models),
 block_table (B, P) int32, seq_lens (B,) int32 >= 1; out (B, Hq, D) in q's dtype. Entries of
-block_table past a request's ceil(n / 64) pages, and cache slots past its n tokens, are not part
-of the input: a kernel must not read them (make_inputs fills them with NaN).
+block_table past a request's ceil(n / page) pages, and cache slots past its n tokens, are not
+part of the input: a kernel must not read them (make_inputs fills them with NaN).
+
+The page size is part of the case, drawn from PAGES as the serving stacks page their caches
+(vLLM 16, FlashInfer's and FlagGems' tests 32, SGLang and HPC-Ops 64), and the GPU cases and
+bench shapes are the decode steps of named models (MODELS: Llama-3-70B's 64 query heads over 8
+KV heads of 128, Qwen3's). A kernel that takes the page as its KV tile walks 4x more, 4x
+smaller steps at 16 tokens than at 64; one that spans several pages per tile does not.
 
 Memory traffic: the live K and V once (sum_b n_b * Hkv * D * 2 tensors * itemsize; the query
 heads of a group share their KV head's reads), q and out once, seq_lens and the live entries of
@@ -36,7 +44,21 @@ import torch.nn.functional as F
 from kernelgen.spec import BenchShape, Size
 from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 
-PAGE = 64  # tokens per KV page, as HPC-Ops and SGLang page their caches
+# Tokens per KV page: vLLM's default block size 16, FlashInfer's and FlagGems' decode tests' 32,
+# SGLang's and HPC-Ops' 64.
+PAGES = (16, 32, 64)
+# (Hq, Hkv, D) of the models whose decode steps the GPU cases and bench shapes are, every head of
+# the model on one GPU (no tensor parallelism). Llama-3.1-70B is Llama-3-70B's heads at 128K
+# context; Qwen3 runs past 32K with YaRN.
+MODELS = {
+    "llama3_70b": (64, 8, 128),
+    "llama3.1_70b": (64, 8, 128),
+    "qwen3_8b": (32, 8, 128),
+    "qwen3_30b_a3b": (32, 4, 128),
+    "qwen3_235b_a22b": (64, 4, 128),
+    # MHA with a head dim of 64, the group size and D the others lack.
+    "gpt2_medium": (16, 16, 64),
+}
 
 
 def decode_attn(
@@ -93,7 +115,7 @@ def eager(
     still multiplies its V row. TF32 stays off (torch's default)."""
     batch, heads, head_dim = q.shape
     kv_heads = k_cache.shape[2]
-    width = block_table.shape[1] * PAGE
+    width = block_table.shape[1] * k_cache.shape[1]
     live = torch.arange(width, device=q.device) < seq_lens[:, None]  # (B, width)
 
     def padded(cache: torch.Tensor) -> torch.Tensor:  # (B, Hkv, width, D), fp32
@@ -112,15 +134,15 @@ def eager(
 
 def _live(cache: torch.Tensor, pages: torch.Tensor, n: int) -> torch.Tensor:
     """A request's first n tokens, (n, Hkv, D), gathered from its pages of the cache."""
-    return cache[pages[: -(-n // PAGE)].long()].flatten(0, 1)[:n]
+    return cache[pages[: -(-n // cache.shape[1])].long()].flatten(0, 1)[:n]
 
 
 def live_tokens(dims: dict[str, int]) -> tuple[int, int]:
     """(tokens, pages) of a batch: exact for a bench shape; for a correctness size, whose other
     requests draw their lengths, an upper bound."""
-    b, length, n_long, rest = (dims[d] for d in ("B", "L", "B_long", "L_rest"))
+    b, length, n_long, rest, page = (dims[d] for d in ("B", "L", "B_long", "L_rest", "page"))
     tokens = n_long * length + (b - n_long) * rest
-    pages = n_long * -(-length // PAGE) + (b - n_long) * -(-rest // PAGE)
+    pages = n_long * -(-length // page) + (b - n_long) * -(-rest // page)
     return tokens, pages
 
 
@@ -130,7 +152,7 @@ def derive_dims(dims: dict[str, int]) -> dict[str, int]:
     page), N the pages the requests can own at most plus B + 1 spare ones, shuffled among
     theirs. A fixed size's (_batch) and a drawn one's (SPEC.domain.derived)."""
     _, pages = live_tokens(dims)
-    return {"P": -(-dims["L"] // PAGE) + 1, "N": pages + dims["B"] + 1}
+    return {"P": -(-dims["L"] // dims["page"]) + 1, "N": pages + dims["B"] + 1}
 
 
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
@@ -147,7 +169,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     """A batch of B requests: B_long of L tokens, the others of L_rest (a bench shape) or each
     drawn uniformly from [1, L_rest] (a correctness size, like a drawn scalar), in shuffled order.
 
-    Pages: every request owns ceil(n / 64) pages of its own, drawn at random from the N pages of
+    Pages: every request owns ceil(n / page) pages of its own, drawn at random from the N pages of
     the cache. The cache slots no request owns (whole spare pages, the tail of each request's
     last page) hold NaN, and the table entries past a request's pages point at spare pages: a
     kernel that reads past seq_lens gets NaN, on the CPU as on a GPU (an index out of range
@@ -156,7 +178,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     log-uniformly from its SPEC range for a correctness case, its value for a bench shape."""
     dims = size.dims
     batch, length, n_long, rest = (dims[d] for d in ("B", "L", "B_long", "L_rest"))
-    hq, hkv, d, width, n_pages = (dims[k] for k in ("Hq", "Hkv", "D", "P", "N"))
+    hq, hkv, d, width, n_pages, page = (dims[k] for k in ("Hq", "Hkv", "D", "P", "N", "page"))
     dt = getattr(torch, dtype)
     drawn = isinstance(size, Size)
 
@@ -165,7 +187,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
         others = torch.randint(1, rest + 1, (batch - n_long,), generator=gen)
     lens = torch.cat([torch.full((n_long,), length), others])
     lens = lens[torch.randperm(batch, generator=gen)]
-    owned = (lens + PAGE - 1) // PAGE
+    owned = (lens + page - 1) // page
     live = int(owned.sum())
 
     order = torch.randperm(n_pages, generator=gen)
@@ -177,9 +199,9 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     col = torch.arange(live) - first[row]
     table[row, col] = mine
 
-    # Slots of each owned page that hold a live token: all 64 but in a request's last page.
-    filled = (lens[row] - col * PAGE).clamp(max=PAGE)
-    tail = torch.arange(PAGE)[None, :] >= filled[:, None]  # (live pages, 64)
+    # Slots of each owned page that hold a live token: all of them but in a request's last page.
+    filled = (lens[row] - col * page).clamp(max=page)
+    tail = torch.arange(page)[None, :] >= filled[:, None]  # (live pages, page)
     scale = spec_scalar(next(i for i in SPEC["inputs"] if i["name"] == "scale"), size, gen)
     # wide: q sized so that the scores are N(0, 40^2) whatever the scale and D, as softmax's
     # wide rows are: past exp's fp32 range (88.7) without the running max. k and v stay normal:
@@ -188,8 +210,8 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     kv_dist = "normal" if dist == "wide" else dist
     caches = []
     for _ in range(2):
-        cache = torch.full((n_pages, PAGE, hkv, d), math.nan, dtype=dt)
-        pages = large_values([live, PAGE, hkv, d], kv_dist, gen).to(dt)
+        cache = torch.full((n_pages, page, hkv, d), math.nan, dtype=dt)
+        pages = large_values([live, page, hkv, d], kv_dist, gen).to(dt)
         pages[tail] = math.nan
         cache[mine] = pages
         caches.append(cache)
@@ -209,23 +231,25 @@ def _batch(
     n_long: int | None = None,
     rest: int = 0,
     *,
-    hq: int = 32,
-    hkv: int = 8,
-    d: int = 128,
+    page: int,
+    hq: int,
+    hkv: int,
+    d: int,
     spare: bool = True,
     **extra,
 ) -> dict:
     """A size or bench shape: B requests, n_long (all by default) of `length` tokens, the others
-    of `rest`. With `spare`, the table has one column more than the longest request needs and
-    the cache B + 1 pages that no request owns, shuffled among the owned ones; without (the
-    bench), one spare page for the unused table entries to point at."""
+    of `rest`, in pages of `page` tokens. With `spare`, the table has one column more than the
+    longest request needs and the cache B + 1 pages that no request owns, shuffled among the
+    owned ones; without (the bench), one spare page for the unused table entries to point at."""
     n_long = b if n_long is None else n_long
     dims = {"B": b, "L": length, "B_long": n_long, "L_rest": rest, "Hq": hq, "Hkv": hkv, "D": d}
+    dims["page"] = page
     if spare:
         dims.update(derive_dims(dims))
     else:
         _, pages = live_tokens(dims)
-        dims.update(P=-(-length // PAGE), N=pages + 1)
+        dims.update(P=-(-length // page), N=pages + 1)
     return {"name": name, "dims": dims, **extra}
 
 
@@ -233,10 +257,21 @@ def _cpu(name: str, b: int, length: int, n_long: int | None = None, rest: int = 
     return _batch(name, b, length, n_long, rest, interpreter=True, **extra)
 
 
-def _gpu(name: str, b: int, length: int, n_long: int | None = None, rest: int = 0, **extra):
+def _heads(model: str) -> dict[str, int]:
+    return dict(zip(("hq", "hkv", "d"), MODELS[model], strict=True))
+
+
+def _gpu(model: str, what: str, page: int, *batch: int, **extra) -> dict:
+    """A GPU size of one model's heads, named `<model>_<what>_p<page>`; `batch` as _batch's."""
     extra.setdefault("dtypes", ["bfloat16"])
     extra.setdefault("dists", ["normal"])
-    return _batch(name, b, length, n_long, rest, **extra)
+    return _batch(f"{model}_{what}_p{page}", *batch, page=page, **_heads(model), **extra)
+
+
+def _bench(model: str, batch: str, page: int, *sizes: int) -> dict:
+    """A bench batch of one model's heads, named `<model>_<batch>_p<page>`."""
+    name = f"{model}_{batch}_p{page}"
+    return _batch(name, *sizes, page=page, **_heads(model), spare=False)
 
 
 SPEC = {
@@ -245,8 +280,8 @@ SPEC = {
         # CPU runs the same sizes in fp16 (and fp32 on two). q may be a strided view (a slice of
         # a fused QKV projection); the cache is one contiguous pool.
         {"name": "q", "shape": ["B", "Hq", "D"]},
-        {"name": "k_cache", "shape": ["N", PAGE, "Hkv", "D"], "layout_varies": False},
-        {"name": "v_cache", "shape": ["N", PAGE, "Hkv", "D"], "layout_varies": False},
+        {"name": "k_cache", "shape": ["N", "page", "Hkv", "D"], "layout_varies": False},
+        {"name": "v_cache", "shape": ["N", "page", "Hkv", "D"], "layout_varies": False},
         {"name": "block_table", "shape": ["B", "P"], "dtype": "int32", "layout_varies": False},
         {"name": "seq_lens", "shape": ["B"], "dtype": "int32", "layout_varies": False},
         # Models use D^-0.5 (0.088 at D=128); cases draw it, so a hard-coded scale fails.
@@ -258,10 +293,10 @@ SPEC = {
     "bucket": ["B", "L"],
     # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
     # (lay_out takes a drawn placement as it is): a batch of B requests, B_long of L tokens and
-    # the others of 1 to L_rest; L across page boundaries (63, 64, 65 tokens: the kinds' powers
-    # of two and their neighbours) up to 128K; pages of 64 tokens, as the contract fixes them;
-    # Hq whole groups of Hkv (one: MHA); any head dim up to 256. P and N follow from the
-    # lengths (derive_dims). q in any layout, the q heads of a fused qkv among them (`heads`);
+    # the others of 1 to L_rest; pages of 16, 32 or 64 tokens (PAGES); L across page boundaries
+    # (the kinds' powers of two and their neighbours: 15 to 65 tokens) up to 128K; Hq whole
+    # groups of Hkv (one: MHA); any head dim up to 256. P and N follow from the lengths and the
+    # page (derive_dims). q in any layout, the q heads of a fused qkv among them (`heads`);
     # the caches, table and lengths stay as make_inputs lays them out. Values: not `spike`,
     # `negative` (per-row shifts up to 1e3) or `constant` (rows constant along D: scores of
     # D * scale * q * k): their scores reach hundreds to 1e6, where fp32 rounding of the
@@ -272,10 +307,12 @@ SPEC = {
     # nearly everywhere; `specials` tests NaN and inf).
     "domain": {
         "dims": {
-            # The heads first: the lengths then take the room the element budget leaves.
+            # The heads and the page first: the lengths then take the room the element budget
+            # leaves.
             "D": {"range": [1, 256], "cpu_max": 64},
             "Hkv": {"range": [1, 16], "cpu_max": 2},
             "Hq": {"range": [1, 128], "cpu_max": 8, "multiple_of": "Hkv"},
+            "page": {"choices": list(PAGES)},
             "L": {"range": [1, 131072], "cpu_max": 300},
             "B": {"range": [1, 256], "cpu_max": 5},
             "B_long": {"range": [1, 256], "cpu_max": 5, "at_most": "B", "maker": True},
@@ -295,17 +332,18 @@ SPEC = {
             "denormal",
             "specials",
         ],
-        # Each cache (N, 64, Hkv, D) is the largest input. The interpreter's time goes with the
-        # pages each program walks, not the head dim: a quarter million elements runs in about
-        # the time of a fixed case.
+        # Each cache (N, page, Hkv, D) is the largest input. The interpreter's time goes with
+        # the pages each program walks, not the head dim: a quarter million elements runs in
+        # about the time of a fixed case.
         "cpu_elements": 1 << 18,
         # The fixed 128K case's caches, 1.4e8 elements each.
         "cuda_elements": 1 << 27,
     },
     "sizes": [
-        # CPU, small heads: one token; exactly one page (powers of two, no tail) with one query
-        # head per KV head; a tail mid-page with four query heads on one KV head; ragged
-        # lengths over several pages; two lengths with q strided; a head dim no power of two.
+        # CPU, small heads, each page size with a request that ends mid-page: one token (16);
+        # exactly one page, a power of two with no tail, with one query head per KV head (32);
+        # a tail mid-page with four query heads on one KV head (16); ragged lengths over several
+        # pages (64); two lengths with q strided (64); a head dim no power of two (32).
         # wide: scores N(0, 40^2), where a softmax without its running max overflows;
         # specials: NaN and infinities in live tokens, which must reach the output as they
         # reach the reference's.
@@ -313,21 +351,23 @@ SPEC = {
             "one_token",
             1,
             1,
+            page=16,
             hq=4,
             hkv=2,
             d=16,
             dtypes=["bfloat16", "float16", "float32"],
             dists=["normal"],
         ),
-        _cpu("one_page", 1, 64, hq=2, hkv=2, d=32, dists=["uniform"]),
-        _cpu("mid_page", 2, 100, hq=4, hkv=1, d=32, dists=["normal", "wide"]),
-        _cpu("ragged", 5, 300, 1, 300, hq=4, hkv=2, d=16, dists=["normal", "specials"]),
+        _cpu("one_page", 1, 32, page=32, hq=2, hkv=2, d=32, dists=["uniform"]),
+        _cpu("mid_page", 2, 100, page=16, hq=4, hkv=1, d=32, dists=["normal", "wide"]),
+        _cpu("ragged", 5, 300, 1, 300, page=64, hq=4, hkv=2, d=16, dists=["normal", "specials"]),
         _cpu(
             "two_lengths",
             4,
             130,
             2,
             20,
+            page=64,
             hq=8,
             hkv=2,
             d=32,
@@ -336,13 +376,26 @@ SPEC = {
             dists=["uniform"],
         ),
         _cpu(
-            "odd_head_dim", 3, 70, 1, 70, hq=6, hkv=3, d=24, layout="transposed", dists=["normal"]
+            "odd_head_dim",
+            3,
+            70,
+            1,
+            70,
+            page=32,
+            hq=6,
+            hkv=3,
+            d=24,
+            layout="transposed",
+            dists=["normal"],
         ),
-        # GPU: the real head config (32 query, 8 KV heads, D = 128) at bench-like lengths, ragged
-        # batches, one 128K request, other group sizes and head dims.
-        _gpu("llama_4k", 8, 4096),
+        # GPU: the models' heads at bench-like lengths, each page size twice: a batch of 4K
+        # requests, a ragged batch, short and long requests, one 128K request, MHA at D = 64,
+        # Qwen3-235B's group of 16 with q strided.
+        _gpu("llama3_70b", "8x4k", 64, 8, 4096),
         _gpu(
-            "ragged_gpu",
+            "llama3_70b",
+            "ragged",
+            16,
             33,
             5000,
             1,
@@ -350,21 +403,21 @@ SPEC = {
             dtypes=["bfloat16", "float16"],
             dists=["normal", "uniform"],
         ),
-        _gpu("short_and_long", 64, 4096, 32, 128, dists=["uniform"]),
-        _gpu("long_128k", 2, 131072, 1, 4096),
-        _gpu("mha_d64", 16, 1000, 1, 1000, hq=16, hkv=16, d=64, dists=["normal", "specials"]),
-        _gpu("group16_strided", 7, 3000, 2, 2500, hq=64, hkv=4, layout="strided"),
+        _gpu("qwen3_8b", "short_and_long", 32, 64, 4096, 32, 128, dists=["uniform"]),
+        _gpu("llama3.1_70b", "128k", 64, 2, 131072, 1, 4096),
+        _gpu("gpt2_medium", "mha", 32, 16, 1000, 1, 1000, dists=["normal", "specials"]),
+        _gpu("qwen3_235b_a22b", "strided", 16, 7, 3000, 2, 2500, layout="strided"),
     ],  # fmt: skip
+    # The batches of decode steps the kernel is timed on, each page size twice: many short
+    # requests, many 4K ones, short and long ones mixed, and batches with one or two requests
+    # of 32K to 128K among 4K ones (the split across SMs).
     "bench": [
-        _batch(name, b, length, n_long, rest, spare=False)
-        for name, b, length, n_long, rest in (
-            ("64x0.5K", 64, 512, 64, 0),
-            ("64x4K", 64, 4096, 64, 0),
-            ("32x128+32x4K", 64, 4096, 32, 128),
-            ("2x32K+30x4K", 32, 32768, 2, 4096),
-            ("1x64K+15x4K", 16, 65536, 1, 4096),
-            ("1x128K+31x4K", 32, 131072, 1, 4096),
-        )
+        _bench("qwen3_8b", "64x0.5K", 16, 64, 512, 64, 0),
+        _bench("llama3_70b", "64x4K", 64, 64, 4096, 64, 0),
+        _bench("llama3_70b", "32x128+32x4K", 32, 64, 4096, 32, 128),
+        _bench("qwen3_235b_a22b", "2x32K+30x4K", 64, 32, 32768, 2, 4096),
+        _bench("qwen3_30b_a3b", "1x64K+15x4K", 16, 16, 65536, 1, 4096),
+        _bench("llama3.1_70b", "1x128K+31x4K", 32, 32, 131072, 1, 4096),
     ],
 }
 
@@ -375,10 +428,11 @@ _bad = [
         1 <= s["dims"]["B_long"] <= s["dims"]["B"]
         and (s["dims"]["B_long"] == s["dims"]["B"] or 1 <= s["dims"]["L_rest"] <= s["dims"]["L"])
         and s["dims"]["Hq"] % s["dims"]["Hkv"] == 0
+        and s["dims"]["page"] in PAGES
     )
 ]
 if _bad:
     raise ValueError(
         f"SPEC sizes/bench {_bad}: need 1 <= B_long <= B, 1 <= L_rest <= L when B_long < B, "
-        "and Hq a multiple of Hkv"
+        f"Hq a multiple of Hkv and a page of {list(PAGES)} tokens"
     )

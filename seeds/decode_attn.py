@@ -1,10 +1,11 @@
 """Naive paged decode attention: out[b, h] = softmax(scale * q[b, h] . K_b) @ V_b over the first
 seq_lens[b] tokens of request b, K_b and V_b read through its block table, KV head h // group.
 
-One program per (request, query head). It walks the request's pages in order, one page (64
-tokens x D) per step, with an online softmax in fp32: a running max m, a running sum l and an
-accumulator acc, rescaled by exp(m_old - m_new) whenever the max grows; the tokens past seq_lens
-on the last page are masked, and no page past it is read. No tl.dot: products and sums in fp32.
+One program per (request, query head). It walks the request's pages in order, one page (PAGE
+tokens x D, the cache's page size: 16, 32 or 64) per step, with an online softmax in fp32: a
+running max m, a running sum l and an accumulator acc, rescaled by exp(m_old - m_new) whenever
+the max grows; the tokens past seq_lens on the last page are masked, and no page past it is
+read. No tl.dot: products and sums in fp32.
 Traffic: every query head reads its KV head's pages itself, so each live K and V byte is read
 Hq/Hkv times (L2 catches repeats only while the group's programs run together).
 """

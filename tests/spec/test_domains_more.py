@@ -147,17 +147,23 @@ def test_fused_moe_routes_as_its_routing_dim_says() -> None:
 
 def test_decode_attn_tables_and_caches_hold_the_lengths() -> None:
     spec = load_spec("decode_attn")
-    for case, (*_, table, lens, scale) in _made("decode_attn"):
+    drawn_pages = set()
+    for case, (_, k_cache, _, table, lens, scale) in _made("decode_attn"):
         d = case.dims
         assert d["Hq"] % d["Hkv"] == 0 and d["B_long"] <= d["B"] and d["L_rest"] <= d["L"]
         assert {k: d[k] for k in ("P", "N")} == spec.module.derive_dims(d)
         assert lens.shape == (d["B"],) and table.shape == (d["B"], d["P"])
         assert int(lens.max()) == d["L"] and int(lens.min()) >= 1
-        owned = [table[b, : -(-n // 64)].tolist() for b, n in enumerate(lens.tolist())]
+        # The page size is drawn, named in the case and the caches' second dim.
+        page = d["page"]
+        drawn_pages.add(page)
+        assert f",page={page}," in case.name and k_cache.shape[1] == page
+        owned = [table[b, : -(-n // page)].tolist() for b, n in enumerate(lens.tolist())]
         pages = [p for row in owned for p in row]
         assert len(set(pages)) == len(pages) and all(0 <= p < d["N"] for p in pages)
         assert bool(((table >= 0) & (table < d["N"])).all())  # spare entries point at pages too
         assert 0.03 <= scale <= 0.5
+    assert drawn_pages == {16, 32, 64}
 
 
 def test_sparse_attn_indices_are_as_a_top_k_emits_them() -> None:

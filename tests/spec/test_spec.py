@@ -472,38 +472,53 @@ def test_decode_attn_spec() -> None:
     assert {c.dtype for c in cpu} == {"float16", "float32"}
     # Interpreter time: a program per (request, query head), a few ms per page it walks.
     assert len(cpu) <= 12
-    assert all(c.dims["B"] * c.dims["Hq"] * (c.dims["L"] // 64 + 1) <= 128 for c in cpu)
+    assert all(c.dims["B"] * c.dims["Hq"] * (c.dims["L"] // c.dims["page"] + 1) <= 128 for c in cpu)
     dims = [c.dims for c in cpu]
-    # One token; a length ending mid-page; exactly one page; several lengths in a batch; GQA
-    # ratio 1 and > 1; a head dim no power of two; q strided and column-major.
+    # One token; a length ending mid-page, past one page, at every page size; exactly one page;
+    # several lengths in a batch; GQA ratio 1 and > 1; a head dim no power of two; q strided
+    # and column-major.
     assert any(d["B"] == 1 and d["L"] == 1 for d in dims)
-    assert any(d["L"] % 64 and d["L"] > 64 for d in dims)
-    assert any(d["B"] == 1 and d["L"] == 64 for d in dims)
+    mid_page = {d["page"] for d in dims if d["L"] % d["page"] and d["L"] > d["page"]}
+    assert mid_page == set(spec.module.PAGES) == {16, 32, 64}
+    assert any(d["B"] == 1 and d["L"] == d["page"] for d in dims)
     assert any(d["B_long"] < d["B"] for d in dims)
     assert {d["Hq"] == d["Hkv"] for d in dims} == {True, False}
     assert any(not _pow2(d["D"]) for d in dims)
     assert {c.size.layout for c in cpu} == {"contiguous", "strided", "transposed"}
     assert {"wide", "specials"} <= {c.dist for c in cpu}
     # Every table row has an entry past its pages and the cache pages no request owns.
-    assert all(d["P"] > -(-d["L"] // 64) for d in (c.dims for c in spec.cases))
-    gpu = [c for c in spec.cases if not c.size.interpreter]
-    assert any((c.dims["Hq"], c.dims["Hkv"], c.dims["D"]) == (32, 8, 128) for c in gpu)
-    assert max(c.dims["L"] for c in gpu) >= 131072
-    assert [b.name for b in spec.data.bench] == [
-        "64x0.5K", "64x4K", "32x128+32x4K", "2x32K+30x4K", "1x64K+15x4K", "1x128K+31x4K"
-    ]  # fmt: skip
-    # The floors of BASELINES.md: live K and V at 4.27 TB/s.
+    assert all(d["P"] > -(-d["L"] // d["page"]) for d in (c.dims for c in spec.cases))
+    # The GPU cases and bench shapes: named `<model>_<what>_p<page>`, with that model's heads
+    # and that page; every page size twice in each; Llama-3-70B's 64 query heads over 8 KV
+    # heads of 128 and Qwen3's among them; a 128K request.
+    gpu = [c.size for c in spec.cases if not c.size.interpreter]
+    for named in (gpu, spec.data.bench):
+        pages = []
+        for size in named:
+            model = next(m for m in spec.module.MODELS if size.name.startswith(m + "_"))
+            heads = tuple(size.dims[k] for k in ("Hq", "Hkv", "D"))
+            assert heads == spec.module.MODELS[model], size.name
+            assert size.name.endswith(f"_p{size.dims['page']}"), size.name
+            pages.append(size.dims["page"])
+        assert sorted(set(pages)) == [16, 32, 64] and min(map(pages.count, pages)) >= 2
+    assert spec.module.MODELS["llama3_70b"] == (64, 8, 128)
+    assert any(s.name.startswith("qwen3_") for s in spec.data.bench)
+    assert max(c.dims["L"] for c in spec.cases if not c.size.interpreter) >= 131072
+    # The batches of BASELINES.md (its floors were at 8 KV heads of 128: live K and V at 4.27
+    # TB/s), now at the named models' heads and pages.
+    batches = ["64x0.5K", "64x4K", "32x128+32x4K", "2x32K+30x4K", "1x64K+15x4K", "1x128K+31x4K"]
+    assert [b.name.split("_")[-2] for b in spec.data.bench] == batches
     floors = [31.4, 251.5, 129.7, 180.7, 121.8, 247.5]
     for shape, floor in zip(spec.data.bench, floors, strict=True):
         tokens, _ = spec.module.live_tokens(shape.dims)
         assert round(tokens * 8 * 128 * 2 * 2 / 4.27e12 * 1e6, 1) == floor, shape.name
-    # 2 requests of 100 and 1 of 10 tokens: 5 pages; K and V, q and out, lengths and table.
-    cost = spec.cost(
-        {"B": 3, "L": 100, "B_long": 2, "L_rest": 10, "Hq": 4, "Hkv": 2, "D": 8, "P": 3, "N": 9},
-        "bfloat16",
-    )
-    assert cost.bytes == 210 * 2 * 8 * 2 * 2 + 2 * 3 * 4 * 8 * 2 + 4 * (3 + 5)
-    assert cost.flops == 210 * 4 * (4 * 8 + 5) + 3 * 4 * 8
+    # 2 requests of 100 and 1 of 10 tokens: 5 pages of 32 (3 of 16 for the short one, 2 in
+    # pages of 64); K and V, q and out, lengths and table.
+    dims = {"B": 3, "L": 100, "B_long": 2, "L_rest": 10, "Hq": 4, "Hkv": 2, "D": 8, "P": 5}
+    for page, pages in ((16, 15), (32, 9), (64, 5)):
+        cost = spec.cost({**dims, "page": page, "N": pages + 4}, "bfloat16")
+        assert cost.bytes == 210 * 2 * 8 * 2 * 2 + 2 * 3 * 4 * 8 * 2 + 4 * (3 + pages)
+        assert cost.flops == 210 * 4 * (4 * 8 + 5) + 3 * 4 * 8
 
 
 def _decode_invariants(spec: OpSpec, size, args: list, drawn: bool) -> None:
@@ -522,13 +537,15 @@ def _decode_invariants(spec: OpSpec, size, args: list, drawn: bool) -> None:
         assert sorted(lens_l) == sorted([d["L"]] * d["B_long"] + [d["L_rest"]] * others)
         assert scale == 128**-0.5
     assert int(table.min()) >= 0 and int(table.max()) < d["N"], size.name
-    owned = [table[b, : -(-n // 64)].tolist() for b, n in enumerate(lens_l)]
+    page = d["page"]
+    assert k_cache.shape == v_cache.shape == (d["N"], page, d["Hkv"], d["D"]), size.name
+    owned = [table[b, : -(-n // page)].tolist() for b, n in enumerate(lens_l)]
     mine = [p for row in owned for p in row]
     assert len(set(mine)) == len(mine), size.name  # no page is shared or repeated
     unused = set(range(d["N"])) - set(mine)
     assert unused, size.name
     for b, n in enumerate(lens_l):
-        assert set(table[b, -(-n // 64) :].tolist()) <= unused, size.name
+        assert set(table[b, -(-n // page) :].tolist()) <= unused, size.name
     for cache in (k_cache, v_cache):
         # Poison everywhere no live token is: whole spare pages and the tail of a last page.
         assert bool(cache[sorted(unused)].isnan().all()), size.name
@@ -551,9 +568,9 @@ def test_decode_attn_inputs(seed: int) -> None:
         args = case_inputs(spec, case, seed, "cpu")
         _decode_invariants(spec, case.size, args, drawn=True)
         q, k_cache = args[0], args[1]
-        lens, table = args[4].tolist(), args[3]
+        lens, table, page = args[4].tolist(), args[3], case.dims["page"]
         live = torch.cat([
-            k_cache[table[b, : -(-n // 64)].long()].flatten(0, 1)[:n] for b, n in enumerate(lens)
+            k_cache[table[b, : -(-n // page)].long()].flatten(0, 1)[:n] for b, n in enumerate(lens)
         ])  # fmt: skip
         assert bool(live.isfinite().all()) == (case.dist != "specials"), case.name
         assert q.is_contiguous() == (case.size.layout == "contiguous"), case.name
@@ -571,7 +588,8 @@ def test_decode_attn_bench_batches() -> None:
         args = make_inputs(spec, small, "bfloat16", "normal", 0, "cpu")
         _decode_invariants(spec, small, args, drawn=False)
         _, pages = spec.module.live_tokens(shape.dims)
-        assert shape.dims["N"] == pages + 1 and shape.dims["P"] == -(-shape.dims["L"] // 64)
+        width = -(-shape.dims["L"] // shape.dims["page"])
+        assert shape.dims["N"] == pages + 1 and shape.dims["P"] == width
 
 
 def test_decode_attn_torch_baselines() -> None:

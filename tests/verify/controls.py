@@ -37,9 +37,10 @@ OPS = {
         # Every request's whole table row gathered, the tokens past its length zeroed (they hold
         # NaN) and masked, GQA inside SDPA: right on every case.
         "torch.nn.functional.scaled_dot_product_attention(q[:, :, None], *(torch.where("
-        "(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, :, None], "
-        "c[block_table.long()].flatten(1, 2).transpose(1, 2), 0) for c in (k_cache, v_cache)), "
-        "attn_mask=(torch.arange(block_table.shape[1] * 64) < seq_lens[:, None])[:, None, None], "
+        "(torch.arange(block_table.shape[1] * k_cache.shape[1]) < seq_lens[:, None])[:, None, :, "
+        "None], c[block_table.long()].flatten(1, 2).transpose(1, 2), 0) for c in (k_cache, "
+        "v_cache)), attn_mask=(torch.arange(block_table.shape[1] * k_cache.shape[1]) < "
+        "seq_lens[:, None])[:, None, None], "
         "scale=scale, enable_gqa=True)[:, :, 0]",
     ),
     "sparse_attn": (
@@ -303,7 +304,7 @@ def ignores_seq_lens(op: str) -> str:
 
 
 def whole_pages(op: str) -> str:
-    """The seed with the last page read whole: right wherever a length is a multiple of 64."""
+    """The seed with the last page read whole: right wherever a length is a multiple of the page."""
     src = _seed(op)
     live = "live = j * PAGE + slots < n"
     return _changed(src, live, "live = j * PAGE + slots < tl.cdiv(n, PAGE) * PAGE")
