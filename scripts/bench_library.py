@@ -18,6 +18,11 @@ host time (wall time per call of back-to-back calls, synchronized once) of
 - Liger-Kernel and FlagGems where they import, each in a process of its own: importing FlagGems
   slows every Triton launch in its process. A peer that is missing, raises, or disagrees with
   eager is recorded as such, never dropped.
+- the serving libraries' kernels (scripts/peers, issue [P]), each family in a process of its
+  own, for the ops it has: QuACK (softmax, rms_norm), FlashInfer and SGLang (decode_attn), SGLang
+  and vLLM (fused_moe), torch._scaled_mm rowwise (fp8_gemm), FlashMLA (sparse_attn). A family
+  none of whose ops is asked for is not started. One that is not installed gets a measurement
+  per shape of its ops with the reason (scripts/gpu/stage.sh carries their wheels).
 
 Each group of implementations runs in its own worker process (scripts/bench_library_worker.py),
 one after another, and streams one JSON line per figure; OUT.json is rewritten after every line,
@@ -33,8 +38,10 @@ the median of the per-round differences (host_excess). Eager is timed twice (its
 again after the shape's other implementations; two places in each host round), so that the
 noise holds how far one call's figure moves between two timings: the farthest it moved at any
 of the operator's shapes, relative to the figure (_moved), on top of the spread.
---budget-s bounds the whole run (about 4 minutes on an H200 by default); a worker past its share
-is stopped, and what it had not measured is missing from the record.
+--budget-s bounds the whole run: by default the sum of the started groups' shares (SECONDS; 230 s
+for kernelgen, Liger and FlagGems, as before the serving peers); a given budget is split in the
+same proportions. A worker past its share is stopped, and what it had not measured is missing
+from the record.
 
 The record's model is kernelgen/bench/library.py. Kept as evaluations/library/bench-<UTC
 time>.json, the newest is what `kernelgen report --all` shows per operator.
@@ -57,6 +64,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 # As the worker does: run from a checkout, kernelgen need not be installed.
 sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "scripts"))  # the peers package (scripts/peers)
+
+import peers  # noqa: E402
 
 from kernelgen.bench.library import (  # noqa: E402
     PEERS,
@@ -70,9 +80,20 @@ from kernelgen.bench.library import (  # noqa: E402
     Worker,
 )
 
-GROUPS = ("kernelgen", "liger", "flaggems")
-# Shares of --budget-s; time a worker leaves unused passes to the next.
-SHARES = {"kernelgen": 0.55, "liger": 0.2, "flaggems": 0.25}
+GROUPS = ("kernelgen", "liger", "flaggems", *peers.FAMILIES)
+# Each group's share of the default budget, in seconds; a given --budget-s is split in the same
+# proportions, and time a worker leaves unused passes to the next.
+SECONDS = {
+    "kernelgen": 126.5,
+    "liger": 46.0,
+    "flaggems": 57.5,
+    **{g: f.seconds for g, f in peers.FAMILIES.items()},
+}
+
+
+def started(groups: list[str], ops: list[str]) -> list[str]:
+    """The groups to start: a serving peer's family only where it has one of `ops`."""
+    return [g for g in groups if g not in peers.FAMILIES or set(peers.FAMILIES[g].ops) & set(ops)]
 
 
 # ---------------------------------------------------------------- the summary
@@ -312,9 +333,12 @@ def main() -> int:
     parser.add_argument("out", type=Path, help="the JSON record to write")
     parser.add_argument("--ops", nargs="+", default=["softmax", "rms_norm", "silu_and_mul"])
     parser.add_argument("--groups", nargs="+", choices=GROUPS, default=list(GROUPS))
-    parser.add_argument("--budget-s", type=float, default=230.0)
+    parser.add_argument("--budget-s", type=float, default=None)
     parser.add_argument("--forced-max-cols", type=int, default=65536)
     args = parser.parse_args()
+    args.groups = started(args.groups, args.ops)
+    if args.budget_s is None:
+        args.budget_s = sum(SECONDS[g] for g in args.groups)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     record = LibraryBench(
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -324,10 +348,10 @@ def main() -> int:
     )
     os.environ.setdefault("PYTHONUNBUFFERED", "1")
     deadline = time.monotonic() + args.budget_s
-    share_total = sum(SHARES[g] for g in args.groups)
+    share_total = sum(SECONDS[g] for g in args.groups)
     for i, group in enumerate(args.groups):
         left = deadline - time.monotonic()
-        later = sum(SHARES[g] for g in args.groups[i + 1 :])
+        later = sum(SECONDS[g] for g in args.groups[i + 1 :])
         # This worker's share, plus whatever the earlier ones left unused.
         timeout = left - args.budget_s * later / share_total
         run_worker(group, args, timeout, record, args.out)

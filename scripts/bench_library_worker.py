@@ -5,7 +5,12 @@ line per figure on stdout (anything else on stdout is passed on as a message).
 
 GROUP kernelgen: kernelgen_ops.<op> (measured dispatch, and forced onto the kernel), torch eager,
 torch.compile of eager, torch.<op> under kernelgen_ops.use(). GROUP liger / flaggems: that library
-alone (eager runs too, as the reference its outputs are checked against, untimed).
+alone (eager runs too, as the reference its outputs are checked against, untimed). The serving
+libraries' groups (scripts/peers: quack, flashinfer, sglang, vllm, scaled_mm, flashmla) likewise,
+for the ops they have; each shape's arguments go through the peer's binder first (its layout,
+its per-batch plan; not timed), and a serving peer none of whose APIs runs on a shape is tried
+again on the next, so a peer that refuses some shapes (FlashMLA all but MLA's) still has figures
+at the others.
 
 Timing follows kernelgen's protocol (kernelgen/bench/timing.py): per implementation and shape, a
 short graph probe sets the calls per replay, then GRAPH_REPLAYS replays of one CUDA graph, L2
@@ -24,20 +29,23 @@ import argparse
 import contextlib
 import importlib
 import importlib.metadata
+import importlib.util
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT / "scripts"))  # the peers package, also where loaded by path
 # torch.compile's default pool of compile worker processes stays alive after the compile, and
 # the host timings of this process would share the CPUs with it.
 os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
 
+import peers  # noqa: E402
 import torch  # noqa: E402
 
 from kernelgen.bench import timing  # noqa: E402
@@ -76,6 +84,7 @@ class Impl:
     context: Callable[[], contextlib.AbstractContextManager] = contextlib.nullcontext
     path: Callable[..., str | None] = field(default=lambda *args: None)
     per_shape: Callable[[], Callable[..., Any]] | None = None
+    bind: peers.Binder | None = None  # a serving peer's: the shape's call in its own layout
 
 
 # ---------------------------------------------------------------- shapes and inputs
@@ -233,6 +242,8 @@ def _flaggems_candidates(op: str) -> list[tuple[str, Callable[[], Callable[..., 
 
 def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
     """The first of the peer's candidate APIs that runs and agrees with eager on `args`."""
+    if group in peers.FAMILIES:
+        return family_impl(group, op, args, ref)
     candidates = _liger_candidates(op) if group == "liger" else _flaggems_candidates(op)
     if not candidates:
         return Impl(group, None, error=f"{group} has no {op}")
@@ -247,6 +258,42 @@ def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
             return Impl(group, fn, api=api)
         reasons.append(f"{api}: {problem}")
     return Impl(group, None, error="; ".join(reasons))
+
+
+def family_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
+    """A serving peer's first API whose binder and call run on `args` and agree with the answer
+    it is checked against (eager's, or the binder's own where the peer computes another
+    problem); an Impl with the reasons of each where none does."""
+    candidates = peers.candidates(group, op)
+    if not candidates:
+        return Impl(group, None, error=f"{group} has no {op}")
+    reasons = []
+    for api, make in candidates:
+        try:
+            bind = make()
+            call = bind(args)
+            expected = ref if call.expected is None else call.expected
+            problem = disagreement(call.fn(*call.args), expected)
+        except Exception as e:  # a peer's failure is a figure, not the end of the run
+            problem = timing.describe_error(e)
+        if problem is None:
+            return Impl(group, None, api=api, bind=bind)
+        reasons.append(f"{api}: {problem}")
+    return Impl(group, None, error="; ".join(reasons)[:600])
+
+
+def bound(impl: Impl, args: list[Any], ref: Any) -> tuple[Impl, list[Any], Any]:
+    """The implementation, arguments and answer to time and check for one shape: a serving
+    peer's binder run on the shape's arguments (its failure recorded as the shape's error)."""
+    if impl.bind is None:
+        return impl, args, ref
+    try:
+        call = impl.bind(args)
+    except Exception as e:
+        return replace(impl, error=timing.describe_error(e), bind=None), args, ref
+    api = f"{impl.api} ({call.note})" if call.note else impl.api
+    expected = ref if call.expected is None else call.expected
+    return replace(impl, fn=call.fn, api=api, bind=None), call.args, expected
 
 
 def disagreement(out: Any, ref: torch.Tensor) -> str | None:
@@ -345,21 +392,66 @@ def host_rounds(timed: list[tuple[Impl, timing.Call, float]]) -> dict[str, list[
 # ---------------------------------------------------------------- the worker
 
 
-def _available(group: str) -> bool:
-    dist = {"liger": "liger-kernel", "flaggems": "flag-gems"}.get(group)
-    module = {"liger": "liger_kernel", "flaggems": "flag_gems", "kernelgen": "kernelgen_ops"}[group]
+def _version(dist: str | None) -> str | None:
     try:
-        imported = importlib.import_module(module)
-    except Exception as e:  # missing or broken: recorded, the other groups still run
-        emit("availability", impl=group, available=False, reason=timing.describe_error(e))
-        return False
-    try:
-        version = importlib.metadata.version(dist) if dist else None
+        return importlib.metadata.version(dist) if dist else None
     except importlib.metadata.PackageNotFoundError:
-        version = None
-    where = getattr(imported, "__file__", None)
-    emit("availability", impl=group, available=True, version=version, reason=f"from {where}")
+        return None
+
+
+def _available(group: str) -> bool:
+    family = peers.FAMILIES.get(group)
+    if family is not None:
+        dist, module = family.dist, family.module
+    else:
+        dist = {"liger": "liger-kernel", "flaggems": "flag-gems"}.get(group)
+        module = {"liger": "liger_kernel", "flaggems": "flag_gems", "kernelgen": "kernelgen_ops"}[
+            group
+        ]
+    try:
+        if family is not None:
+            # Found, not imported: importing sglang starts its server runtime, which its kernel
+            # modules do without (scripts/peers/sglang.py); what fails to import is recorded
+            # per shape, by the API that needed it.
+            found = importlib.util.find_spec(module)
+            if found is None:
+                raise ModuleNotFoundError(f"No module named '{module}'")
+            where = f"from {found.origin or list(found.submodule_search_locations or [])}"
+        else:
+            imported = importlib.import_module(module)
+            where = f"from {getattr(imported, '__file__', None)}"
+    except Exception as e:  # missing or broken: recorded, the other groups still run
+        reason = timing.describe_error(e)
+        if group in peers.NOT_CARRIED:
+            reason += f" ({peers.NOT_CARRIED[group]})"
+        emit("availability", impl=group, available=False, reason=reason)
+        return False
+    if family is not None:
+        # The versions that decide what runs besides the family's own (the CuTe-DSL under QuACK).
+        also = [f"{d} {_version(d)}" for d in family.also if _version(d)]
+        where = "; ".join([where, *also])
+    emit("availability", impl=group, available=True, version=_version(dist), reason=where)
     return True
+
+
+def missing(group: str, ops: list[str]) -> None:
+    """A serving peer that is not there: one measurement per shape of each op it would have
+    been timed on, its error why, so that the record ranks each op against it or says why not."""
+    why = f"{group} not available"
+    if group in peers.NOT_CARRIED:
+        why += f": {peers.NOT_CARRIED[group]}"
+    for op in ops:
+        for shape, decode in shapes(load_spec(op)):
+            emit(
+                "measurement",
+                op=op,
+                shape=shape.name,
+                dims=shape.dims,
+                dtype=DTYPE,
+                decode=decode,
+                impl=group,
+                error=why,
+            )
 
 
 def _environment() -> None:
@@ -374,14 +466,20 @@ def _environment() -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("group", choices=("kernelgen", "liger", "flaggems"))
+    parser.add_argument("group", choices=("kernelgen", "liger", "flaggems", *peers.FAMILIES))
     parser.add_argument("ops", nargs="+")
     parser.add_argument("--forced-max-cols", type=int, default=65536)
     a = parser.parse_args()
     if a.group == "kernelgen":
         _environment()
+    if a.group in peers.FAMILIES:
+        peers.add_pth_dirs()  # wheels installed with --target keep their .pth unread
+        a.ops = [op for op in a.ops if peers.candidates(a.group, op)]
     if not _available(a.group):
+        if a.group in peers.FAMILIES:
+            missing(a.group, a.ops)
         return 0  # recorded as not available
+    family = a.group in peers.FAMILIES
     with torch.inference_mode():
         for op in a.ops:
             spec = load_spec(op)
@@ -389,7 +487,9 @@ def main() -> int:
             for shape, decode in shapes(spec):
                 args = make_inputs(spec, shape, DTYPE, "normal", SEED, "cuda")
                 ref = spec.eager(*args)
-                if impls is None:  # a peer: its API is chosen on the first shape
+                # A peer: its API is chosen on the first shape; a serving peer's again on each
+                # shape until one runs (FlashMLA refuses every head dim but 512 and 576).
+                if impls is None or (family and impls[0].fn is None and impls[0].bind is None):
                     impls = [peer_impl(a.group, op, args, ref)]
                 results = []  # (impl, head, figures, call): host times are taken together below
                 for impl in impls:
@@ -406,7 +506,8 @@ def main() -> int:
                         skipped = f"wider than --forced-max-cols {a.forced_max_cols}"
                         emit("measurement", **head, skipped=skipped)
                         continue
-                    results.append((impl, head, *measure(impl, args, ref)))
+                    shaped, shaped_args, expected = bound(impl, args, ref)
+                    results.append((shaped, head, *measure(shaped, shaped_args, expected)))
                 timed = [(i, c, f["device_us"]) for i, _, f, c in results if c is not None]
                 hosts = host_rounds(timed)
                 for impl, head, figures, call in results:

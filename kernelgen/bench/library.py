@@ -17,8 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from kernelgen import paths
 from kernelgen.errors import first_error
 
-# The baselines "best_peer" is the fastest of, per shape.
-PEERS = ("eager", "compile", "liger", "flaggems")
+# The baselines "best_peer" is the fastest of, per shape: torch, the kernel libraries, and the
+# serving libraries' kernels (scripts/peers; issue [P]).
+PEERS = (
+    "eager",
+    "compile",
+    "liger",
+    "flaggems",
+    "quack",
+    "flashinfer",
+    "sglang",
+    "vllm",
+    "scaled_mm",
+    "flashmla",
+)
 # Issue [H]'s target at decode shapes: host time per call at most eager's + this many us.
 TARGET_US = 2.0
 FOLDER = "library"  # under evaluations/
@@ -44,7 +56,7 @@ class Measurement(_Model):
     dtype: str
     decode: bool = Field(description="a decode shape: 64 rows or fewer, added or the spec's own")
     impl: str = Field(
-        description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, liger, flaggems"
+        description="kernelgen_ops, kernelgen_ops[kernel], eager, compile, routed, or one of PEERS"
     )
     device_us: float | None = Field(None, description="per call, CUDA-graph replay")
     host_us: float | None = Field(None, description="wall per call, back-to-back calls")
@@ -72,7 +84,11 @@ class Measurement(_Model):
     method: Literal["graph", "do_bench"] | None = None
     calls_per_replay: int | None = None
     path: Literal["kernel", "torch"] | None = Field(None, description="kernelgen_ops: which ran")
-    api: str | None = Field(None, description="the peer's function that ran")
+    api: str | None = Field(
+        None,
+        description="the peer's function that ran, and in parentheses how its problem differs "
+        "from the reference's where it does (rowwise scales, MLA's shared K and V)",
+    )
     error: str | None = Field(None, description="raised, or disagreed with eager")
     skipped: str | None = None
 
@@ -82,7 +98,7 @@ class Ratio(_Model):
 
     op: str
     metric: Literal["device_us", "host_us"]
-    against: str = Field(description="best_peer: the fastest of eager, compile, liger, flaggems")
+    against: str = Field(description="best_peer: the fastest of PEERS that ran at the shape")
     impl: str
     shapes: int
     geomean: float | None = None

@@ -1,0 +1,147 @@
+"""scripts/bench_library.py's serving peers without a GPU: which families a run starts, a family
+that is not installed recorded per shape with its reason (the dry path, run for real), how a
+family's API is chosen and bound per shape, and the serving peers counted in the best peer."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from kernelgen.spec import load_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return _script("bench_library")
+
+
+@pytest.fixture(scope="module")
+def worker():
+    return _script("bench_library_worker")
+
+
+def test_a_family_starts_only_for_its_ops_and_the_old_default_budget_stays(bench) -> None:
+    everyone = list(bench.GROUPS)
+    assert bench.started(everyone, ["silu_and_mul"]) == ["kernelgen", "liger", "flaggems"]
+    assert sum(bench.SECONDS[g] for g in bench.started(everyone, ["silu_and_mul"])) == 230.0
+    assert bench.started(everyone, ["softmax"]) == ["kernelgen", "liger", "flaggems", "quack"]
+    started = bench.started(everyone, ["decode_attn", "fp8_gemm"])
+    assert {"flashinfer", "sglang", "scaled_mm"} <= set(started)
+    assert not {"quack", "vllm", "flashmla"} & set(started)
+
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(m) for m in ("vllm", "flashinfer")),
+    reason="a peer is installed here: the dry path is for a machine without it",
+)
+def test_a_family_that_is_not_there_is_recorded_per_shape_with_why(tmp_path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [sys.executable, str(SCRIPTS / "bench_library.py"), str(out), "--ops", "fused_moe",
+         "decode_attn", "--groups", "vllm", "flashinfer"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    record = json.loads(out.read_text())
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [w["group"] for w in record["workers"]] == ["vllm", "flashinfer"]
+    assert all(w["state"] == "finished" for w in record["workers"])
+    why = {a["impl"]: a for a in record["availability"]}
+    assert not why["vllm"]["available"] and "304 MB wheel" in why["vllm"]["reason"]
+    assert not why["flashinfer"]["available"] and "flashinfer" in why["flashinfer"]["reason"]
+    # One figure's place per shape of each op the family has: the reason where the time would be.
+    for group, op in (("vllm", "fused_moe"), ("flashinfer", "decode_attn")):
+        rows = [m for m in record["measurements"] if m["impl"] == group]
+        assert {m["op"] for m in rows} == {op}
+        assert [m["shape"] for m in rows] == [b.name for b in load_spec(op).data.bench]
+        assert all(m["device_us"] is None and m["error"].startswith(group) for m in rows)
+    assert "not staged" in next(m for m in record["measurements"] if m["impl"] == "vllm")["error"]
+
+
+def test_a_serving_peer_counts_in_the_best_peer(bench) -> None:
+    def m(impl: str, us: float):
+        return bench.Measurement(
+            op="softmax", shape="4096x4096", dims={"rows": 4096, "cols": 4096},
+            dtype="bfloat16", decode=False, impl=impl, device_us=us,
+        )  # fmt: skip
+
+    ratios = bench.summarize([m("kernelgen_ops", 30.0), m("eager", 60.0), m("quack", 20.0)])
+    best = next(r for r in ratios if r.against == "best_peer" and r.metric == "device_us")
+    assert best.geomean == 1.5  # over QuACK's 20 us, not eager's 60
+
+
+@pytest.fixture
+def fake_family(monkeypatch, worker):
+    """quack's candidates replaced: one that cannot import, one that disagrees, one that runs
+    on a prepared layout and is checked against its own answer."""
+    peers = worker.peers
+    seen = []
+
+    def missing():
+        raise ModuleNotFoundError("No module named 'quack'")
+
+    def wrong():
+        return lambda args: peers.Prepared(lambda x: x * 2, list(args))
+
+    def right():
+        def bind(args):
+            (x,) = args
+            if x.shape[0] > 2:
+                raise ValueError("refuses more than 2 rows")
+            seen.append(x.shape)
+            flipped = x.flip(-1).contiguous()  # the peer's own layout
+            return peers.Prepared(lambda y: y.flip(-1), [flipped], x.clone(), "rows flipped")
+
+        return bind
+
+    candidates = [("a.missing", missing), ("a.wrong", wrong), ("a.right", right)]
+    monkeypatch.setattr(peers, "candidates", lambda group, op: candidates)
+    return seen
+
+
+def test_a_family_api_is_the_first_that_runs_and_agrees(worker, fake_family) -> None:
+    x = torch.randn(2, 8)
+    impl = worker.peer_impl("quack", "softmax", [x], torch.softmax(x, -1))
+    assert impl.api == "a.right" and impl.error is None and impl.bind is not None
+    shaped, args, expected = worker.bound(impl, [x], torch.softmax(x, -1))
+    # The shape's call is the peer's on its own layout, checked against its own answer.
+    assert shaped.api == "a.right (rows flipped)" and shaped.bind is None
+    assert torch.equal(args[0], x.flip(-1)) and torch.equal(expected, x)
+    assert worker.disagreement(shaped.fn(*args), expected) is None
+
+
+def test_a_shape_a_family_refuses_is_that_shapes_error(worker, fake_family) -> None:
+    x = torch.randn(2, 8)
+    impl = worker.peer_impl("quack", "softmax", [x], torch.softmax(x, -1))
+    wide = torch.randn(5, 8)
+    shaped, args, _ = worker.bound(impl, [wide], torch.softmax(wide, -1))
+    assert shaped.fn is None and shaped.error == "ValueError: refuses more than 2 rows"
+    figures, call = worker.measure(shaped, args, None)
+    assert figures == {"error": "ValueError: refuses more than 2 rows"} and call is None
+
+
+def test_no_api_of_a_family_runs_every_reason_is_kept(worker, monkeypatch) -> None:
+    def broken():
+        raise ImportError("libcute_dsl_runtime.so: cannot open shared object file")
+
+    monkeypatch.setattr(worker.peers, "candidates", lambda g, op: [("q.fwd", broken)] * 2)
+    x = torch.randn(2, 8)
+    impl = worker.peer_impl("quack", "softmax", [x], x)
+    assert impl.fn is None and impl.bind is None
+    assert impl.error.count("ImportError: libcute_dsl_runtime.so") == 2
+    monkeypatch.setattr(worker.peers, "candidates", lambda g, op: [])
+    assert worker.peer_impl("quack", "topk", [x], x).error == "quack has no topk"
