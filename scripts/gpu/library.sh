@@ -4,7 +4,7 @@
 # under $OUT as it goes (scripts/gpu/env.sh's `step`), so a call cut short keeps what finished.
 #
 #   [STEPS="tests host bench graph"] [GEN_TESTS=generated/tests] [HOST_ARGS=--profile]
-#   [BENCH_S=200] [BENCH_ARGS="--ops softmax rms_norm"] [BEFORE=.before]
+#   [BENCH_S=SECONDS] [BENCH_ARGS="--ops softmax rms_norm"] [BEFORE=.before]
 #     bash scripts/gpu/library.sh
 #
 # Steps, in this order (STEPS picks; `floor` is not in the default list):
@@ -17,12 +17,22 @@
 #          minutes, and an ABBA order spreads them over both sides. Make BEFORE here with
 #            mkdir -p .before && git archive COMMIT generated/kernelgen_ops scripts/host_overhead.py | tar -x -C .before
 #          (.before ignored in .git/info/exclude); it is imported ahead of the editable library.
-#   bench  scripts/bench_library.py for BENCH_S seconds ($OUT/library.json; BENCH_ARGS, e.g.
-#          --ops softmax rms_norm --groups kernelgen): the status page's record when complete
+#   bench  scripts/bench_library.py ($OUT/library.json; BENCH_ARGS, e.g. --ops softmax rms_norm
+#          --groups kernelgen): the status page's record when complete. BENCH_S bounds it; unset,
+#          the script's default, the sum of the started groups' shares (230 s for kernelgen, Liger
+#          and FlagGems; QuACK adds 90 to the default ops). The serving peers (scripts/peers) run
+#          where scripts/gpu/stage.sh installed them into /tmp/site in this or an earlier call of
+#          the warm machine; where not, the record says so per shape. All of them:
+#            BENCH_ARGS="--ops softmax rms_norm silu_and_mul decode_attn fused_moe fp8_gemm sparse_attn"
 #   graph  scripts/graph_dispatch.py: device time inside a CUDA graph, torch's op against the
 #          kernel the capture recorded ($OUT/graph.json)
 . scripts/gpu/env.sh
 STEPS=${STEPS:-tests host bench graph}
+# The peers stage.sh installed in an earlier call, where this one carried no .whl.
+case ":${PYTHONPATH:-}:" in
+  *:/tmp/site:*) ;;
+  *) [ -d /tmp/site ] && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} ;;
+esac
 
 if has floor; then
   step floor python3 scripts/host_floor.py "$OUT/floor.json"
@@ -52,7 +62,7 @@ fi
 if has bench; then
   # shellcheck disable=SC2086 # BENCH_ARGS is a list of options
   TAIL=30 step library python3 scripts/bench_library.py "$OUT/library.json" \
-    --budget-s "${BENCH_S:-200}" ${BENCH_ARGS:-}
+    ${BENCH_S:+--budget-s "$BENCH_S"} ${BENCH_ARGS:-}
 fi
 if has graph; then
   TAIL=20 step graph python3 scripts/graph_dispatch.py "$OUT/graph.json"
