@@ -3,11 +3,29 @@ activations that enter an FP8 GEMM. x (M, K) -> (q (M, K) float8_e4m3fn, scales 
 per group of 128 consecutive entries of a row, scale = amax / 448 (448: e4m3's largest finite) and
 q = x / scale rounded to e4m3, so that q * scale gives x back within one e4m3 step.
 
-An all-zero group has scale 0 and q 0 (0 / 0 would be NaN). Computed in float64 from the inputs
-(exact for 16-bit and fp32 x), the scale rounded once to fp32 and q = x / that scale rounded once
-to e4m3: a kernel's x / scale in fp32 rounds twice, and may land one e4m3 step away at a tie,
-which the comparison allows there (TIE_WINDOW) and nowhere else. Its scales must be amax / 448
-to fp32 rounding: a scale of another rule (a power of two, one per row) can dequantize to values
+An all-zero group has scale 0 and q 0 (0 / 0 would be NaN).
+
+The rule the shipped kernel (generated/kernelgen_ops/act_quant.py) follows, as DeepSeek-V3's
+act_quant_kernel (inference/kernel.py) does: per group, amax = max |x| in fp32 (exact), s = amax /
+448 rounded to fp32, y = x / s rounded to fp32, and q = y converted to e4m3 to nearest, ties to
+even, saturating at 448 (the H200's cvt.rn.satfinite). The quantity rounded to e4m3 is the fp32
+quotient y, not x / s: where x / s lies within half an fp32 unit of the midpoint between two e4m3
+values, y is that midpoint and the even code wins whichever side x / s lies on: one step from x / s
+rounded once from float64 where x / s lies on the odd side (torch emulation on CPU, 4 x 4096 x 7168
+N(0, 1) values: 0.13% of bf16 entries, 0.014% of fp16). tests/test_act_quant_rule.py builds such
+ties and shows the kernel bit-identical to DeepSeek's rule on them, and different from one rounding
+exactly there. On the H200 both divisions, in DeepSeek's kernel as in the shipped one, are Triton's
+`/` (div.full.f32: within 2 ulps of y, not correctly rounded). Where the shipped kernel leaves
+DeepSeek's rule: DeepSeek-V3's kernel clamps amax at 1e-4 since 2025-08 (before, an all-zero group's
+0 / 0 gave NaN codes), so a group whose amax is below 1e-4 gets scale 1e-4 / 448 there and amax /
+448 here, and an all-zero group scale 1e-4 / 448 there and 0 here.
+
+This reference: the scale amax / 448 rounded once to fp32, from float64 (exact for 16-bit and
+fp32 x), and q = x / that scale cast to e4m3 by torch, whose cast from float64 rounds to fp32
+first (c10's Float8_e4m3fn is built from a float): its q is the rule's above, not x / scale
+rounded once. The comparison holds a kernel to neither at a tie: it allows either neighbour
+where x / scale is within TIE_WINDOW of one, and nowhere else. Its scales must be amax / 448 to
+fp32 rounding: a scale of another rule (a power of two, one per row) can dequantize to values
 close to x, and is still not the scale an FP8 GEMM downstream was built for.
 
 Memory traffic: x read once, q written once (1 byte an entry), the scales (4 bytes a group): the
@@ -86,7 +104,8 @@ def quotients(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
 
 
 def _e4m3(v: torch.Tensor) -> torch.Tensor:
-    """v rounded to e4m3 (to nearest, ties to even; past 448 saturated), back in float64."""
+    """v rounded to e4m3 by torch, back in float64: to fp32, then to nearest e4m3, ties to even
+    (a float64 v within 2^-24 of a midpoint may take the even side; TIE_WINDOW is far wider)."""
     return v.to(torch.float8_e4m3fn).double()
 
 
