@@ -312,10 +312,14 @@ def _launch_means_compile() -> None:
     without running, so the launcher's outputs are never read."""
     from triton.runtime.jit import JITFunction
 
+    from kernelgen.verify import target
+
     run = JITFunction.run
 
     def compile_only(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
-        return run(self, *args, grid=grid, warmup=True, **kwargs)
+        kernel = run(self, *args, grid=grid, warmup=True, **kwargs)
+        target.check_fits(kernel)  # what loading it on the named GPU would refuse
+        return kernel
 
     JITFunction.run = compile_only  # type: ignore[method-assign]
 

@@ -73,3 +73,46 @@ def test_a_compile_that_hangs_is_no_pass(tmp_path: Path, monkeypatch: pytest.Mon
     v = verify_candidate("silu_and_mul", spinning, device="cpu", seed=7, gpu_target="sm_90")
     assert not v.accepted and v.category == "timeout", v.reason
     assert "compiled for the GPU (sm_90) on CPU" in (v.reason or "")
+
+
+@pytest.mark.slow  # a whole CPU verdict; test_fits_only_where_a_target_is_named covers the rule
+def test_a_kernel_past_the_targets_shared_memory_is_rejected_as_compile(tmp_path: Path) -> None:
+    """A kernel that compiles but cannot load: Triton checks shared memory when it loads the
+    binary on the GPU, which a compile-only driver never does, so the check is made against
+    sm_90's figures (sparse_attn at a 576-wide head was refused only on the H200). A 256x512 by
+    512x256 fp16 product stages both operands, 512 KiB, in shared memory; it sits in a branch
+    no call takes (d < 0), which the interpreter skips and the compiler still builds."""
+    hungry = tmp_path / "hungry.py"
+    src = SEED.read_text()
+    load = "    a = tl.load(x_row + cols * stride_xn, mask=mask, other=0.0).to(tl.float32)\n"
+    assert load in src
+    tile = (
+        "    if d < 0:\n"
+        "        t = tl.load(x_row + tl.arange(0, 256)[:, None] + tl.arange(0, 512)[None, :])\n"
+        "        p = tl.dot(t.to(tl.float16), tl.trans(t.to(tl.float16)))\n"
+        "        tl.store(y_ptr + tl.arange(0, 256)[:, None] + tl.arange(0, 256)[None, :], p)\n"
+    )
+    hungry.write_text(src.replace(load, load + tile))
+    v = verify_candidate("silu_and_mul", hungry, device="cpu", seed=7, gpu_target="sm_90")
+    assert not v.accepted and v.category == "compile", v.reason
+    assert "compiled for the GPU (sm_90) on CPU" in (v.reason or "")
+    assert "shared memory, Required: " in (v.reason or "")
+    assert "Hardware limit: 232448" in (v.reason or "")
+
+
+def test_fits_only_where_a_target_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No target installed (a compile-ahead runner on the GPU itself, where loading checks):
+    nothing is raised; sm_90 named: the limits are its own."""
+    from types import SimpleNamespace
+
+    from triton.runtime.errors import OutOfResources
+
+    big = SimpleNamespace(metadata=SimpleNamespace(shared=232449, num_warps=4))
+    monkeypatch.setattr(target, "_installed", None)
+    target.check_fits(big)
+    monkeypatch.setattr(target, "_installed", "sm_90")
+    with pytest.raises(OutOfResources, match="shared memory, Required: 232449"):
+        target.check_fits(big)
+    target.check_fits(SimpleNamespace(metadata=SimpleNamespace(shared=232448, num_warps=32)))
+    with pytest.raises(OutOfResources, match="threads"):
+        target.check_fits(SimpleNamespace(metadata=SimpleNamespace(shared=0, num_warps=64)))
