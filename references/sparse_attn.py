@@ -5,9 +5,13 @@ references/topk.py, feeds FlashMLA's sparse kernels).
 For token t, query head h (KV head g = h // (Hq // Hkv)) and the valid slots j of its row of
 indices (indices[t, j] >= 0), with rows r_j = indices[t, j]:
     s[j]      = scale * q[t, h] . k[r_j, g]
-    out[t, h] = sum_j softmax(s)[j] * v[r_j, g]                   (D,)
-q (T, Hq, D), k and v (S, Hkv, D) in the case dtype (bf16 in the models; Hkv = 1 for DeepSeek's
-one shared latent head), indices (T, topk) int32; out (T, Hq, D) in q's dtype.
+    out[t, h] = sum_j softmax(s)[j] * v[r_j, g]                   (Dv,)
+q (T, Hq, D), k (S, Hkv, D) and v (S, Hkv, Dv) in the case dtype (bf16 in the models), indices
+(T, topk) int32; out (T, Hq, Dv) in q's dtype. v has a head dim of its own: DeepSeek's MLA
+(V3.2's DSA over FlashMLA's sparse kernels) has one latent KV head (Hkv = 1), q and k 576 wide
+(512 latent + 64 rope), v 512 wide (the latent part of the same cache row), under 64 or 128
+query heads (16 a GPU under tensor parallelism 8 of V3's 128). Dv = D (GQA, MHA) is the other
+case the spec draws; the domain keeps Dv <= D.
 
 Invariants of indices, as the selector emits them (TensorRT-LLM's and vLLM's indexer top-k):
 - each valid index is in [0, S), and a row's valid indices are distinct (a top-k picks a position
@@ -24,18 +28,20 @@ that no token selects are not part of the input: a kernel must not read them (ma
 them with NaN, and the storage row on each side of k and v too, so that a kernel reading index
 -1 or S gets NaN, on the CPU as on a GPU, not garbage or an illegal access).
 
-Memory traffic: q and out once, indices once (4 bytes a slot), and every KV row that some token
-selected, once: (distinct rows) * Hkv * D * 2 tensors * itemsize. A token's rows serve all its
-query heads, and rows shared between tokens need not be read twice (the 128K bench shapes' KV is
-32 MB a tensor, 64 MB both, about the H200's 60 MB L2), so the floor counts distinct rows, not
-topk rows per token: exactly topk for one token; for T tokens whose selections are drawn
-independently (as make_inputs draws them), the expected count S * (1 - (1 - topk/S)^T): 0.64 S
-at 64 tokens, all of S at 2048; draws at the bench shapes came within 0.21% of it. Flops: 4*D
-per (valid slot, query head) for the two products, ~5 for the softmax, D per (token, query
-head) for the final division. With 64 query heads on one KV head, one decode token does ~64
-flops a KV byte: above the H200's fp32 FMA balance (~14), below its bf16 tensor cores' (~200),
-so it is memory-bound only for a kernel that puts both products on the tensor cores; a
-2048-token prefill (each row reused by ~32 tokens, ~2000 flops a distinct byte) is compute-bound.
+Memory traffic: q (D wide) and out (Dv wide) once, indices once (4 bytes a slot), and every KV
+row that some token selected, once: (distinct rows) * Hkv * (D + Dv) * itemsize. k and v are two
+tensors here; where a caller's v is a view of k's first Dv columns (MLA's one latent cache) a
+row moves D values, not D + Dv (576 of 1088 at MLA's widths). A token's rows serve all its query
+heads, and rows shared between tokens need not be read twice (the 128K bench shapes' k is 151 MB
+at 576, past the H200's 60 MB L2), so the floor counts distinct rows, not topk rows per token:
+exactly topk for one token; for T tokens whose selections are drawn independently (as
+make_inputs draws them), the expected count S * (1 - (1 - topk/S)^T): 0.64 S at 64 tokens, all
+of S at 2048; draws at the bench shapes came within 0.21% of it. Flops: 2*D + 2*Dv per (valid
+slot, query head) for the two products, ~5 for the softmax, Dv per (token, query head) for the
+final division. With 128 query heads on one KV head, one decode token does ~128 flops a KV byte:
+above the H200's fp32 FMA balance (~14), below its bf16 tensor cores' (~200), so it is
+memory-bound only for a kernel that puts both products on the tensor cores; a 2048-token
+prefill (each row reused by ~32 tokens, ~4000 flops a distinct byte) is compute-bound.
 
 Precision: fp32 scores, softmax and accumulation, rounded once to the output dtype. `compare`
 holds the judge's default rule (per element, the case dtype's tolerance against float64 with
@@ -63,6 +69,9 @@ from kernelgen.verify import checks
 # scores are 1 GB in fp32 (a GPU case drawn on the CPU); 256 rows keep it to 128 MB.
 ROWS_PER_DRAW = 256
 ERROR_RATIO = 2.0  # the judge's default: candidate error at most 2x torch's in the case dtype
+# Tokens the reference attends at once: their gathered rows are (tokens, topk, Hkv, D + Dv), 36 GB
+# in float64 for the whole of DeepSeek's 2048-token prefill at 576 + 512, 2.3 GB for 128 tokens.
+TOKENS_PER_STEP = 128
 
 
 def sparse_attn(
@@ -74,19 +83,30 @@ def sparse_attn(
 ) -> torch.Tensor:
     # At least fp32; float64 when the harness evaluates the ground truth on upcast inputs. In the
     # case dtype this is torch's yardstick for the error ratio: fp32 throughout, rounded once.
+    # Tokens are independent: attended TOKENS_PER_STEP at a time to bound the gathered rows.
     acc = torch.promote_types(q.dtype, torch.float32)
+    out = torch.empty((q.shape[0], q.shape[1], v.shape[2]), dtype=acc, device=q.device)
+    for lo in range(0, q.shape[0], TOKENS_PER_STEP):
+        at = slice(lo, lo + TOKENS_PER_STEP)
+        out[at] = _attend(q[at].to(acc), k, v, indices[at], scale)
+    return out.to(q.dtype)
+
+
+def _attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
+) -> torch.Tensor:
+    """sparse_attn for a few tokens, in q's dtype (the accumulation dtype)."""
     tokens, heads, head_dim = q.shape
-    kv_heads = k.shape[1]
+    kv_heads, v_dim = k.shape[1], v.shape[2]
     valid = indices >= 0  # (T, topk)
-    kk, vv = (_selected(x, indices).to(acc) for x in (k, v))  # (T, topk, Hkv, D)
+    kk, vv = (_selected(x, indices).to(q.dtype) for x in (k, v))  # (T, topk, Hkv, D or Dv)
     # Query head h = g * group + c reads KV head g: the group's heads folded into one axis.
-    qg = q.to(acc).reshape(tokens, kv_heads, heads // kv_heads, head_dim)
+    qg = q.reshape(tokens, kv_heads, heads // kv_heads, head_dim)
     s = torch.einsum("tgcd,tjgd->tgcj", qg, kk) * scale
     s = s.masked_fill(~valid[:, None, None, :], -math.inf)
     p = torch.softmax(s, dim=-1)  # NaN on a row without a valid slot
-    out = torch.einsum("tgcj,tjgd->tgcd", p, vv).reshape(tokens, heads, head_dim)
-    out = torch.where(valid.any(dim=-1)[:, None, None], out, 0.0)  # the empty row's zeros
-    return out.to(q.dtype)
+    out = torch.einsum("tgcj,tjge->tgce", p, vv).reshape(tokens, heads, v_dim)
+    return torch.where(valid.any(dim=-1)[:, None, None], out, 0.0)  # the empty row's zeros
 
 
 def eager(
@@ -114,7 +134,7 @@ def eager(
     kv_heads = k.shape[1]
     valid = indices >= 0
 
-    def gathered(x: torch.Tensor) -> torch.Tensor:  # (T, Hkv, topk, D), fp32
+    def gathered(x: torch.Tensor) -> torch.Tensor:  # (T, Hkv, topk, D or Dv), fp32
         return _selected(x, indices).float().transpose(1, 2)
 
     out = F.scaled_dot_product_attention(
@@ -125,11 +145,11 @@ def eager(
         scale=scale,
     )
     out = torch.where(valid.any(dim=-1)[:, None, None, None], out, 0.0)
-    return out.reshape(tokens, heads, head_dim).to(q.dtype)
+    return out.reshape(tokens, heads, v.shape[2]).to(q.dtype)
 
 
 def _selected(x: torch.Tensor, indices: torch.Tensor) -> torch.Tensor:
-    """Each token's selected rows of k or v, (T, topk, Hkv, D), zeros at its -1 slots."""
+    """Each token's selected rows of k or v, (T, topk, Hkv, D or Dv), zeros at its -1 slots."""
     rows = x[indices.clamp_min(0).long()]
     return torch.where((indices >= 0)[:, :, None, None], rows, 0)
 
@@ -198,12 +218,13 @@ def distinct_rows(dims: dict[str, int]) -> int:
 
 
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
-    t, hq, hkv, d, topk = (dims[x] for x in ("T", "Hq", "Hkv", "D", "topk"))
+    t, hq, hkv, d, dv, topk = (dims[x] for x in ("T", "Hq", "Hkv", "D", "Dv", "topk"))
     slots = t * min(topk, dims["S"])  # the valid slots at most
-    nbytes = 2 * t * hq * d * itemsize + t * topk * 4 + distinct_rows(dims) * hkv * d * 2 * itemsize
-    # q.k and p.v (2*D each) per valid slot and query head, ~5 for scale, max, exp and sum; the
-    # final division by the sum.
-    flops = slots * hq * (4 * d + 5) + t * hq * d
+    rows = distinct_rows(dims) * hkv * (d + dv)  # a k row and a v row each
+    nbytes = t * hq * (d + dv) * itemsize + t * topk * 4 + rows * itemsize
+    # q.k (2*D) and p.v (2*Dv) per valid slot and query head, ~5 for scale, max, exp and sum;
+    # the final division by the sum.
+    flops = slots * hq * (2 * d + 2 * dv + 5) + t * hq * dv
     return {"bytes": nbytes, "flops": flops}
 
 
@@ -213,10 +234,11 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
 
     How many are valid: all of min(topk, S) in every row, unless the size's dim `padded` is 1;
     then (in a correctness size) each row draws its count uniformly from [1, min(topk, S)], one
-    row is empty (all -1) and another full, where T allows. k and v are views into a pool with
-    one storage row before and one after them; every row no token selects, and those two, hold
-    NaN. Values: q, k and v in the case dtype and distribution (wide: see below); scale drawn
-    log-uniformly from its SPEC range for a correctness case, its value for a bench shape."""
+    row is empty (all -1) and another full, where T allows. k (D wide) and v (Dv wide) are views
+    into pools of their own with one storage row before and one after them; every row no token
+    selects, and those two, hold NaN. Values: q, k and v in the case dtype and distribution
+    (wide: see below); scale drawn log-uniformly from its SPEC range for a correctness case, its
+    value for a bench shape."""
     dims = size.dims
     t, s, topk = dims["T"], dims["S"], dims["topk"]
     hq, hkv, d = dims["Hq"], dims["Hkv"], dims["D"]
@@ -232,10 +254,10 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     # normal, so that fp32 rounding of the products does not decide near-tied scores.
     kv_dist = "normal" if dist == "wide" else dist
     kv = []
-    for _ in range(2):
-        pool = torch.full((s + 2, hkv, d), math.nan, dtype=dt)
+    for width in (d, dims["Dv"]):
+        pool = torch.full((s + 2, hkv, width), math.nan, dtype=dt)
         x = pool[1 : s + 1]
-        x[used] = large_values([int(used.sum()), hkv, d], kv_dist, gen).to(dt)
+        x[used] = large_values([int(used.sum()), hkv, width], kv_dist, gen).to(dt)
         kv.append(x)
 
     layout = size.layout if drawn else "contiguous"
@@ -283,10 +305,12 @@ def _size(
     hq: int = 64,
     hkv: int = 1,
     d: int = 128,
+    dv: int | None = None,
     padded: bool = False,
     **extra,
 ) -> dict:
-    dims = {"T": t, "S": s, "topk": topk, "Hq": hq, "Hkv": hkv, "D": d, "padded": int(padded)}
+    dims = {"T": t, "S": s, "topk": topk, "Hq": hq, "Hkv": hkv, "D": d}
+    dims |= {"Dv": d if dv is None else dv, "padded": int(padded)}
     return {"name": name, "dims": dims, **extra}
 
 
@@ -300,16 +324,28 @@ def _gpu(name: str, t: int, s: int, topk: int, **extra) -> dict:
     return _size(name, t, s, topk, **extra)
 
 
+# DeepSeek-V3.2's sparse MLA, as its indexer feeds FlashMLA's sparse kernels: one latent KV head,
+# q and k 576 wide (512 latent + 64 rope), v the 512 latent columns, 2048 positions a token.
+MLA = {"hkv": 1, "d": 576, "dv": 512}
+DSA_TOPK = 2048
+
+
+def _mla(name: str, t: int, s: int, hq: int, **extra) -> dict:
+    return _gpu(name, t, s, DSA_TOPK, hq=hq, **MLA, **extra)
+
+
 SPEC = {
     "inputs": [
         # bf16 in the models, the case dtype. Triton's interpreter computes bf16 wrongly, so the
-        # CPU runs the same sizes in fp16 (and fp32 on two). q may be a strided view (a slice of
-        # a fused projection); k and v are one contiguous pool each.
+        # CPU runs the same sizes in fp16 (and fp32 on three). q may be a strided view (a slice
+        # of a fused projection); k and v are one contiguous pool each.
         {"name": "q", "shape": ["T", "Hq", "D"]},
         {"name": "k", "shape": ["S", "Hkv", "D"], "layout_varies": False},
-        {"name": "v", "shape": ["S", "Hkv", "D"], "layout_varies": False},
+        {"name": "v", "shape": ["S", "Hkv", "Dv"], "layout_varies": False},
         {"name": "indices", "shape": ["T", "topk"], "dtype": "int32", "layout_varies": False},
-        # Models use D^-0.5 (0.088 at D = 128); cases draw it, so a hard-coded scale fails.
+        # Models use a head dim's ^-0.5 (0.088 at 128; MLA's is its 192-wide q.k before the
+        # latent absorption, with YaRN's factor at long context): all inside the drawn range.
+        # Cases draw it, so a hard-coded scale fails; the bench keeps 128^-0.5.
         {"kind": "scalar", "name": "scale", "value": 128**-0.5, "draw": [0.03, 0.5]},
     ],
     "dtypes": ["bfloat16", "float16"],
@@ -318,10 +354,10 @@ SPEC = {
     "bucket": ["T", "topk"],
     # Each run draws more cases from here (kernelgen/spec/domain.py), through make_inputs above
     # (lay_out takes a drawn placement as it is): Hq whole groups of Hkv (one: MHA), any head
-    # dim up to 256 (q, k and v share it here; MLA's 576-wide latent key with a 512-wide value
-    # is another signature), any S, topk past S too, any T; `padded` 1 draws each row's count
-    # of valid slots, with an empty and a full row. q in any layout, the q heads of a fused
-    # projection among them (`heads`); k, v and the indices stay as make_inputs lays them out.
+    # dim up to MLA's 576, v's at most q's and k's (equal, as in GQA and MHA, or narrower, as in
+    # MLA), any S, topk past S too, any T; `padded` 1 draws each row's count of valid slots,
+    # with an empty and a full row. q in any layout, the q heads of a fused projection among
+    # them (`heads`); k, v and the indices stay as make_inputs lays them out.
     # Values: not `spike`, `negative` (per-row shifts up to 1e3) or `constant` (rows constant
     # along D: scores of D * scale * q * k): their scores reach hundreds to 1e6, where fp32
     # rounding of the products decides near-tied softmax weights, an error of the problem and
@@ -331,7 +367,8 @@ SPEC = {
     # `neg_inf` (NaN nearly everywhere; `specials` tests NaN and inf).
     "domain": {
         "dims": {
-            "D": {"range": [1, 256], "cpu_max": 64},
+            "D": {"range": [1, 576], "cpu_max": 64},
+            "Dv": {"range": [1, 576], "cpu_max": 64, "at_most": "D"},
             "Hkv": {"range": [1, 16], "cpu_max": 2},
             "Hq": {"range": [1, 128], "cpu_max": 8, "multiple_of": "Hkv"},
             "S": {"range": [1, 131072], "cpu_max": 1000},
@@ -352,17 +389,19 @@ SPEC = {
             "denormal",
             "specials",
         ],
-        # q at the bench's 2048 tokens x 64 heads x 128 and its neighbours.
+        # q up to 2048 tokens x 64 heads x 256: the fixed sizes hold the MLA prefill's 151M.
         "cuda_elements": 1 << 25,
     },
     "sizes": [
-        # CPU, small heads, the seed's 64-slot blocks in mind: one decode token; DeepSeek's one
-        # latent KV head under 4 query heads, topk 100 (a partial block), an empty, a full and
-        # a partial row; GQA with 2 KV heads and q strided; one query head per KV head, topk a
-        # whole block, a head dim no power of two and q column-major; a context shorter than
-        # topk. wide: scores N(0, 40^2), where a softmax without its running max overflows;
-        # specials: NaN and infinities in selected rows, which must reach the output as they
-        # reach the reference's.
+        # CPU, small heads, the seed's blocks of slots in mind: one decode token; DeepSeek's one
+        # latent KV head under 4 query heads with v narrower than q and k, topk 100 (a partial
+        # block), an empty, a full and a partial row; GQA with 2 KV heads and q strided; one
+        # query head per KV head, topk a whole block, a head dim no power of two and q
+        # column-major; a context shorter than topk; MLA's own widths, 576 and 512, so that the
+        # CPU verdict's compile for sm_90 builds the kernel at them (a kernel that holds whole
+        # 576-wide tiles runs out of shared memory there). wide: scores N(0, 40^2), where a
+        # softmax without its running max overflows; specials: NaN and infinities in selected
+        # rows, which must reach the output as they reach the reference's.
         _cpu(
             "one_token",
             1,
@@ -374,7 +413,18 @@ SPEC = {
             dtypes=["bfloat16", "float16", "float32"],
             dists=["normal"],
         ),
-        _cpu("latent_head", 3, 500, 100, hq=4, hkv=1, d=32, padded=True, dists=["normal", "wide"]),
+        _cpu(
+            "latent_head",
+            3,
+            500,
+            100,
+            hq=4,
+            hkv=1,
+            d=32,
+            dv=24,
+            padded=True,
+            dists=["normal", "wide"],
+        ),
         _cpu(
             "gqa_strided",
             3,
@@ -400,17 +450,39 @@ SPEC = {
             dists=["normal"],
         ),
         _cpu("short_context", 5, 40, 80, hq=2, hkv=1, d=16, padded=True, dists=["uniform"]),
-        # GPU: the bench shapes' dims (one latent head under 64 query heads, D = 128, 2048 of
-        # 128K), padded rows at that size and with a context shorter than topk, GQA 32/8 with q
-        # strided, and more tokens than any persistent grid.
-        _gpu(
-            "decode_128k", 1, 131072, 2048, dtypes=["bfloat16", "float16"], dists=["normal", "wide"]
+        _cpu(
+            "dsv32_mla_dims",
+            2,
+            100,
+            40,
+            hq=4,
+            **MLA,
+            padded=True,
+            dtypes=["bfloat16", "float16", "float32"],
+            dists=["normal"],
         ),
-        _gpu("batch_128k", 64, 131072, 2048, padded=True, dists=["normal", "uniform"]),
-        _gpu("prefill_128k", 2048, 131072, 2048),
-        _gpu("short_context_gpu", 100, 1500, 2048, padded=True, dists=["uniform"]),
+        # GPU, at DeepSeek-V3.2's dims: one decode token under 128 query heads (all of them on
+        # one GPU: data-parallel attention); 64 decode tokens under 64 heads (FlashMLA's other
+        # head count; padded rows) and under 128; a 2048-token prefill at the end of a 128K
+        # context; padded rows with a context shorter than topk; 16 heads (V3.2's 128 under
+        # tensor parallelism 8) with more tokens than any persistent grid. One GQA shape at
+        # D = Dv = 128 with q strided: the only one with several KV heads, which MLA never has,
+        # so that a rewrite tuned for one latent head cannot slow that path unseen.
+        _mla(
+            "dsv32_decode_h128",
+            1,
+            131072,
+            128,
+            dtypes=["bfloat16", "float16"],
+            dists=["normal", "wide"],
+        ),
+        _mla("dsv32_batch64_h64", 64, 131072, 64, padded=True, dists=["normal", "uniform"]),
+        _mla("dsv32_batch64_h128", 64, 131072, 128),
+        _mla("dsv32_prefill_h128", 2048, 131072, 128),
+        _mla("dsv32_short_context_h64", 100, 1500, 64, padded=True, dists=["uniform"]),
+        _mla("dsv32_tp8_h16", 3001, 8192, 16, padded=True),
         _gpu(
-            "gqa_gpu",
+            "gqa_64x64K",
             64,
             65536,
             2048,
@@ -420,15 +492,16 @@ SPEC = {
             layout="strided",
             dists=["normal", "specials"],
         ),
-        _gpu("many_tokens_gpu", 3001, 8192, 512, hq=16, hkv=2, d=64, padded=True),
     ],
+    # The GPU sizes' dims with every row full: decode, a batch, a prefill, and the GQA shape.
     "bench": [
-        {"name": name, "dims": _size(name, t, s, 2048, hq=hq, hkv=hkv)["dims"]}
-        for name, t, s, hq, hkv in (
-            ("1x128K", 1, 131072, 64, 1),
-            ("64x128K", 64, 131072, 64, 1),
-            ("2048x128K", 2048, 131072, 64, 1),
-            ("gqa_64x64K", 64, 65536, 32, 8),
+        {"name": name, "dims": _size(name, t, s, DSA_TOPK, hq=hq, **dims)["dims"]}
+        for name, t, s, hq, dims in (
+            ("dsv32_decode_h128", 1, 131072, 128, MLA),
+            ("dsv32_batch64_h64", 64, 131072, 64, MLA),
+            ("dsv32_batch64_h128", 64, 131072, 128, MLA),
+            ("dsv32_prefill_h128", 2048, 131072, 128, MLA),
+            ("gqa_64x64K", 64, 65536, 32, {"hkv": 8}),
         )
     ],
 }

@@ -1,11 +1,14 @@
 """Naive sparse attention: out[t, h] = softmax(scale * q[t, h] . K_t) @ V_t over the rows K_t, V_t
-of KV head h // group that token t's indices select, its -1 slots skipped.
+of KV head h // group that token t's indices select, its -1 slots skipped. q and k are D wide, v
+and out Dv wide (DeepSeek's MLA: 576 and 512).
 
 One program per (token, query head). It walks the token's topk slots in order, BLOCK_K per step,
 gathering each valid slot's k and v row, with an online softmax in fp32: a running max m, a
 running sum l and an accumulator acc, rescaled by exp(m_old - m_new) whenever the max grows. A
 -1 slot is masked, its row never read; a row with no valid slot stores zeros (the reference's
-convention). No tl.dot: products and sums in fp32.
+convention). No tl.dot: products and sums in fp32. A step's k and v tiles are BLOCK_K rows of the
+whole head dims; the launcher takes fewer rows a step where the dims are wide (8 at MLA's 576),
+so that a tile stays within 8192 values (registers, not spills, on the GPU).
 Traffic: every query head gathers its token's rows itself, so each selected K and V row is read
 Hq/Hkv times per token that selects it (L2 catches repeats only while those programs run
 together), where one read per distinct row is the floor.
@@ -23,19 +26,21 @@ from kernelgen_ops._runtime import nearest_bucket
 TUNE_SPACE = {"BLOCK_K": [16, 32, 64, 128], "num_warps": [1, 2, 4, 8]}
 DEFAULT_CONFIG = {"BLOCK_K": 64, "num_warps": 4}
 TUNED: dict[str, dict[str, int]] = {}
+TILE = 8192  # the most values of one k or v tile, BLOCK_K rows x the padded head dim
 
 
 @triton.jit
 def _sparse_attn_kernel(
-    out_ptr,  # *T, [T, Hq, D], contiguous
+    out_ptr,  # *T, [T, Hq, Dv], contiguous
     q_ptr,  # *T, [T, Hq, D], any strides
     k_ptr,  # *T, [S, Hkv, D], any strides
-    v_ptr,  # *T, [S, Hkv, D], any strides
+    v_ptr,  # *T, [S, Hkv, Dv], any strides
     idx_ptr,  # *int32, [T, topk], any strides: selected rows, -1 for an unused slot
     scale,  # multiplies q . k
     group,  # query heads per KV head, Hq // Hkv
     topk,  # slots per token
-    head_dim,  # D
+    head_dim,  # D, of q and k
+    v_dim,  # Dv, of v and out
     stride_qt, stride_qh, stride_qd,  # elements between tokens, heads, dims of q
     stride_ks, stride_kh, stride_kd,  # rows, heads, dims of k
     stride_vs, stride_vh, stride_vd,  # the same for v
@@ -43,17 +48,20 @@ def _sparse_attn_kernel(
     stride_ot, stride_oh,  # tokens and heads of out
     BLOCK_K: tl.constexpr,  # slots per step, a power of two
     BLOCK_D: tl.constexpr,  # power of two >= head_dim
+    BLOCK_DV: tl.constexpr,  # power of two >= v_dim
 ):  # fmt: skip
     t = tl.program_id(0).to(tl.int64)
     h = tl.program_id(1).to(tl.int64)
     kv_head = h // group
     ds = tl.arange(0, BLOCK_D)
     d_ok = ds < head_dim
+    dvs = tl.arange(0, BLOCK_DV)
+    dv_ok = dvs < v_dim
     q = tl.load(q_ptr + t * stride_qt + h * stride_qh + ds * stride_qd, mask=d_ok, other=0.0)
     q = q.to(tl.float32)
     m_i = tl.full([1], float("-inf"), tl.float32)
     l_i = tl.zeros([1], tl.float32)
-    acc = tl.zeros([BLOCK_D], tl.float32)
+    acc = tl.zeros([BLOCK_DV], tl.float32)
     n_valid = tl.zeros([1], tl.int32)
     for start in range(0, topk, BLOCK_K):
         slots = start + tl.arange(0, BLOCK_K)
@@ -61,10 +69,9 @@ def _sparse_attn_kernel(
         rows = tl.load(idx_ptr + t * stride_it + slots * stride_ij, mask=in_row, other=-1)
         valid = rows >= 0
         rows = rows.to(tl.int64)
-        mask = valid[:, None] & d_ok[None, :]
         k = tl.load(
             k_ptr + rows[:, None] * stride_ks + kv_head * stride_kh + ds[None, :] * stride_kd,
-            mask=mask,
+            mask=valid[:, None] & d_ok[None, :],
             other=0.0,
         ).to(tl.float32)
         s = tl.sum(k * q[None, :], axis=1) * scale
@@ -79,8 +86,8 @@ def _sparse_attn_kernel(
         alpha = tl.exp(m_i - m_use)
         p = tl.exp(s - m_use)
         v = tl.load(
-            v_ptr + rows[:, None] * stride_vs + kv_head * stride_vh + ds[None, :] * stride_vd,
-            mask=mask,
+            v_ptr + rows[:, None] * stride_vs + kv_head * stride_vh + dvs[None, :] * stride_vd,
+            mask=valid[:, None] & dv_ok[None, :],
             other=0.0,
         ).to(tl.float32)
         l_i = l_i * alpha + tl.sum(p, axis=0)
@@ -90,8 +97,8 @@ def _sparse_attn_kernel(
     # A token with no valid slot stores zeros; one whose valid scores are all -inf keeps the
     # reference's NaN (0 / 0).
     out = tl.where(n_valid > 0, acc / l_i, 0.0)
-    tl.store(out_ptr + t * stride_ot + h * stride_oh + ds, out.to(out_ptr.dtype.element_ty),
-             mask=d_ok)  # fmt: skip
+    tl.store(out_ptr + t * stride_ot + h * stride_oh + dvs, out.to(out_ptr.dtype.element_ty),
+             mask=dv_ok)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)
@@ -107,20 +114,22 @@ def sparse_attn(
     scale: float,
 ) -> torch.Tensor:
     tokens, heads, head_dim = q.shape
-    kv_heads = k.shape[1]
+    kv_heads, v_dim = k.shape[1], v.shape[2]
     topk = indices.shape[1]
-    out = torch.empty((tokens, heads, head_dim), dtype=q.dtype, device=q.device)
+    out = torch.empty((tokens, heads, v_dim), dtype=q.dtype, device=q.device)
     if out.numel() == 0:
         return out
-    cfg = _config(tokens, topk)
+    cfg = dict(_config(tokens, topk))
+    block_d, block_dv = triton.next_power_of_2(head_dim), triton.next_power_of_2(v_dim)
+    cfg["BLOCK_K"] = max(1, min(cfg["BLOCK_K"], TILE // max(block_d, block_dv)))
     _sparse_attn_kernel[(tokens, heads)](
-        out, q, k, v, indices, scale, heads // kv_heads, topk, head_dim,
+        out, q, k, v, indices, scale, heads // kv_heads, topk, head_dim, v_dim,
         q.stride(0), q.stride(1), q.stride(2),
         k.stride(0), k.stride(1), k.stride(2),
         v.stride(0), v.stride(1), v.stride(2),
         indices.stride(0), indices.stride(1),
         out.stride(0), out.stride(1),
-        BLOCK_D=triton.next_power_of_2(head_dim),
+        BLOCK_D=block_d, BLOCK_DV=block_dv,
         **cfg,
     )  # fmt: skip
     return out

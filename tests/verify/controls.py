@@ -45,7 +45,7 @@ OPS = {
     ),
     "sparse_attn": (
         "q, k, v, indices, scale",
-        "q.shape",
+        "(*q.shape[:2], v.shape[-1])",  # v's head dim (MLA's 512 under q's 576)
         # Every token's selected rows gathered, its -1 slots zeroed (row 0 may hold NaN) and
         # masked, GQA inside SDPA, the rows with no valid slot zeros: right on every case.
         "torch.where((indices >= 0).any(-1)[:, None, None], torch.nn.functional."
@@ -207,7 +207,7 @@ def noisy(op: str) -> str:
         store = "tl.store(i_row + at_gt, cols, "
         return _changed(src, store, "tl.store(i_row + at_gt, cols + (cols % 5 == 4), ")
     if op == "sparse_attn":
-        noise = "(1.0 + 1e-3 * tl.sin(ds.to(tl.float32) * 12.9898))"
+        noise = "(1.0 + 1e-3 * tl.sin(dvs.to(tl.float32) * 12.9898))"
         return _changed(src, "acc / l_i, 0.0)", f"acc / l_i * {noise}, 0.0)")
     if op == "decode_attn":
         out = "    out = acc / l_i\n"
