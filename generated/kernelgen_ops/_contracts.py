@@ -589,10 +589,19 @@ def check_sparse_attn(
             f"kernelgen_ops.{op}: q is {q.dtype}, k {k.dtype}, v {v.dtype}; the kernel is "
             "verified with all three in one dtype"
         )
-    if q.dim() != 3 or k.dim() != 3 or k.shape != v.shape:
+    if q.dim() != 3 or k.dim() != 3 or v.dim() != 3 or k.shape[:2] != v.shape[:2]:
         raise ValueError(
             f"kernelgen_ops.{op}: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}; "
             "expected q (T, Hq, D) and k, v (S, Hkv, D)"
+        )
+    # The spec takes v narrower than k (DeepSeek's MLA: 576/512); the shipped kernel pads both to
+    # one width and was verified with v as wide as k only, so the library takes Dv = D until a
+    # kernel judged at other widths is promoted.
+    if v.shape[2] != k.shape[2]:
+        raise ValueError(
+            f"kernelgen_ops.{op}: v {tuple(v.shape)} is {v.shape[2]} wide and k {tuple(k.shape)} "
+            f"{k.shape[2]}; supported: v as wide as q and k (Dv = D); a narrower v (MLA's "
+            "576/512) is not verified yet"
         )
     tokens, heads, head_dim = q.shape
     kv_heads = k.shape[1]
