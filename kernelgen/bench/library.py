@@ -31,6 +31,19 @@ PEERS = (
     "scaled_mm",
     "flashmla",
 )
+# The peers each operator is timed against beyond torch eager and torch.compile: the kernel
+# libraries (scripts/bench_library_worker.py) and the serving libraries' kernels (scripts/peers'
+# FAMILIES; tests/test_peers_bench.py keeps the two in step). The status page names each one's
+# figure for the operator, or why the record has none (kernelgen.report.library).
+OP_PEERS: dict[str, tuple[str, ...]] = {
+    "softmax": ("quack", "liger", "flaggems"),
+    "rms_norm": ("quack", "liger", "flaggems"),
+    "silu_and_mul": ("liger", "flaggems"),
+    "decode_attn": ("flashinfer", "sglang"),
+    "fused_moe": ("sglang", "vllm"),
+    "fp8_gemm": ("scaled_mm",),
+    "sparse_attn": ("flashmla",),
+}
 # Issue [H]'s target at decode shapes: host time per call at most eager's + this many us.
 TARGET_US = 2.0
 FOLDER = "library"  # under evaluations/
@@ -175,6 +188,19 @@ class Skipped(_Model):
 class NewestBench(_Model):
     newest: StoredBench | None = None
     skipped: list[Skipped] = Field(default_factory=list)
+    records: list[StoredBench] = Field(
+        default_factory=list,
+        description="every record that reads, newest first: a bench split over GPU calls "
+        "leaves one record per call, each covering some operators",
+    )
+
+    def for_op(self, op: str) -> StoredBench | None:
+        """The newest record that measured `op` (a device time of any implementation of it);
+        the newest record where none has."""
+        for stored in self.records or [s for s in (self.newest,) if s is not None]:
+            if any(m.op == op and m.device_us is not None for m in stored.record.measurements):
+                return stored
+        return self.newest
 
 
 def _created(record: LibraryBench) -> datetime:
@@ -194,7 +220,8 @@ def _why(e: Exception) -> str:
 
 def newest_record() -> NewestBench:
     """The newest record under evaluations/library/bench-*.json, by its `created` time (ties by
-    file name); files that do not read or validate are skipped and named, never raised: the
+    file name), and every record that reads in that order (NewestBench.for_op picks each
+    operator's); files that do not read or validate are skipped and named, never raised: the
     status page must still render."""
     evaluations = paths.evaluations_dir()
     found: list[tuple[datetime, str, StoredBench]] = []
@@ -208,5 +235,5 @@ def newest_record() -> NewestBench:
             skipped.append(Skipped(path=rel, reason=_why(e)))
             continue
         found.append((when, file.name, StoredBench(path=rel, record=record)))
-    newest = max(found, key=lambda f: (f[0], f[1]))[2] if found else None
-    return NewestBench(newest=newest, skipped=skipped)
+    ordered = [f[2] for f in sorted(found, key=lambda f: (f[0], f[1]), reverse=True)]
+    return NewestBench(newest=ordered[0] if ordered else None, skipped=skipped, records=ordered)

@@ -15,7 +15,7 @@ from string import Template
 
 from kernelgen.bench.library import TARGET_US, NewestBench
 from kernelgen.report import fmt
-from kernelgen.report.library import LibraryFigures, skipped_notes, source_note
+from kernelgen.report.library import LibraryFigures, missing_note, skipped_notes, source_note
 from kernelgen.report.model import ReportData, relpath
 from kernelgen.report.plots import Plots, make_plots
 from kernelgen.report.status import OpRow
@@ -345,6 +345,8 @@ def _vs_best_peer(f: LibraryFigures | None) -> str:
             if f.routed_within_noise
             else f"torch call under use(): slower past noise at {past}"
         )
+    if missing_note(f):
+        more.append(missing_note(f))
     if more:
         cell += f'<br><small class="dim">{e(" · ".join(more))}</small>'
     return f'<td class="num">{cell}</td>'

@@ -1,5 +1,6 @@
-"""One operator's figures from the library benchmark's newest record (evaluations/library/), as the
-status page shows them beside the evidence of its runs.
+"""One operator's figures from the newest library benchmark record that measured it
+(evaluations/library/), as the status page shows them beside the evidence of its runs: its time
+over the best peer, each peer's figure, and the peers it is timed against that have none, and why.
 
 Every ratio here is a time ratio, kernelgen's device time over the baseline's, so below 1 is
 faster: the opposite direction of the status page's speedups (× eager, × compile).
@@ -7,18 +8,54 @@ faster: the opposite direction of the status page's speedups (× eager, × compi
 
 from __future__ import annotations
 
+import math
+import re
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelgen.bench.library import (
+    OP_PEERS,
     PEERS,
     TARGET_US,
     LibraryBench,
+    Measurement,
     NewestBench,
     Ratio,
     StoredBench,
 )
 
 _FASTER = "time over the best peer's: below 1 is faster"
+# What the bench writes where a peer refused a shape (FlashMLA's head dims, a block layout it
+# does not take), as against a peer that raised or disagreed with eager.
+_REFUSED = re.compile(r"\brefus", re.IGNORECASE)
+_REASON_CHARS = 300
+
+
+class PeerFigure(BaseModel):
+    """One peer that gave device times for the operator."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    peer: str
+    shapes: int = Field(description="shapes where it gave a device time")
+    fastest_at: int = Field(description="shapes where it was the fastest peer")
+    time_over: float | None = Field(
+        description="kernelgen_ops.<op>'s device time over this peer's, geomean over the shapes "
+        "both have: below 1 is faster"
+    )
+
+
+class MissingPeer(BaseModel):
+    """A peer the operator is timed against that has no figure at some or all of its shapes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    peer: str
+    why: Literal["not installed", "refused", "failed", "skipped", "not run"]
+    shapes: int = Field(description="the operator's shapes in the record without its figure")
+    of: int = Field(description="the operator's shapes in the record")
+    reason: str | None = Field(description="the record's words, the first shape's")
 
 
 class LibraryFigures(BaseModel):
@@ -67,6 +104,14 @@ class LibraryFigures(BaseModel):
     routed_over_noise: list[str] = Field(
         default_factory=list, description="metric:shape where the routed call was past the noise"
     )
+    peer_figures: list[PeerFigure] = Field(
+        default_factory=list, description="each peer that gave a device time, in PEERS' order"
+    )
+    missing_peers: list[MissingPeer] = Field(
+        default_factory=list,
+        description="the peers the operator is timed against (eager, compile and OP_PEERS') "
+        "without a figure at some shape, and why",
+    )
 
 
 def _ratio(rec: LibraryBench, op: str, impl: str, against: str) -> Ratio | None:
@@ -88,6 +133,97 @@ def _peers(rec: LibraryBench, op: str) -> list[str]:
         if m.op == op and m.device_us is not None and m.error is None and m.skipped is None
     }
     return [p for p in PEERS if p in available and p in measured]
+
+
+def _figured(m: Measurement) -> bool:
+    return m.device_us is not None and m.error is None and m.skipped is None
+
+
+def peer_figures(rec: LibraryBench, op: str) -> list[PeerFigure]:
+    """Per peer, its shapes, where it was the fastest, and kernelgen_ops' time over its."""
+    by_shape: dict[str, dict[str, float]] = {}
+    for m in rec.measurements:
+        if m.op == op and _figured(m) and m.device_us is not None:
+            by_shape.setdefault(m.shape, {})[m.impl] = m.device_us
+    out = []
+    for peer in PEERS:
+        times = {shape: got[peer] for shape, got in by_shape.items() if peer in got}
+        if not times:
+            continue
+        fastest = sum(
+            1
+            for got in by_shape.values()
+            if peer in got and got[peer] == min(got[p] for p in PEERS if p in got)
+        )
+        ratios = [
+            by_shape[shape]["kernelgen_ops"] / t
+            for shape, t in times.items()
+            if "kernelgen_ops" in by_shape[shape] and t > 0
+        ]
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios)) if ratios else None
+        out.append(
+            PeerFigure(
+                peer=peer,
+                shapes=len(times),
+                fastest_at=fastest,
+                time_over=round(mean, 4) if mean is not None else None,
+            )
+        )
+    return out
+
+
+def _why(m: Measurement, installed: bool) -> tuple[str, str | None]:
+    if not installed:
+        return "not installed", m.error
+    if m.skipped is not None:
+        return "skipped", m.skipped
+    if m.error is not None:
+        if m.error.startswith(f"{m.impl} not available"):  # the worker's word for it
+            return "not installed", m.error
+        return ("refused" if _REFUSED.search(m.error) else "failed"), m.error
+    return "failed", "no device time"
+
+
+def missing_peers(rec: LibraryBench, op: str) -> list[MissingPeer]:
+    """Eager, compile and the op's peers (OP_PEERS) where the record has no figure of theirs at
+    some shape of the op: not installed (the worker could not import it), refused the shape,
+    failed (raised, disagreed with eager, or its worker stopped), skipped, or not run at all
+    (its group was not started)."""
+    shapes = list(dict.fromkeys(m.shape for m in rec.measurements if m.op == op))
+    available = {a.impl: a for a in rec.availability}
+    workers = {w.group: w for w in rec.workers}
+    out: list[MissingPeer] = []
+    for peer in ("eager", "compile", *OP_PEERS.get(op, ())):
+        rows = {m.shape: m for m in rec.measurements if m.op == op and m.impl == peer}
+        gone = [s for s in shapes if not (s in rows and _figured(rows[s]))]
+        if not gone:
+            continue
+        found = available.get(peer)
+        installed = found is None or found.available
+        kinds: dict[str, list[str | None]] = {}
+        for shape in gone:
+            if shape in rows:
+                why, reason = _why(rows[shape], installed)
+            elif not installed:
+                why, reason = "not installed", found.reason if found else None
+            elif peer in workers and workers[peer].state in ("failed", "timed_out"):
+                w = workers[peer]
+                why, reason = "failed", f"its worker {w.state}" + (f": {w.note}" if w.note else "")
+            else:
+                why, reason = "not run", "no figure of it in this record"
+            kinds.setdefault(why, []).append(reason)
+        for why, reasons in kinds.items():
+            first = next((r for r in reasons if r), None)
+            out.append(
+                MissingPeer(
+                    peer=peer,
+                    why=why,  # type: ignore[arg-type]
+                    shapes=len(reasons),
+                    of=len(shapes),
+                    reason=first[:_REASON_CHARS] if first else None,
+                )
+            )
+    return out
 
 
 def library_figures(op: str, stored: StoredBench | None) -> LibraryFigures | None:
@@ -120,16 +256,26 @@ def library_figures(op: str, stored: StoredBench | None) -> LibraryFigures | Non
         decode_host_target_met=host.met if host else None,
         routed_within_noise=all(c.met for c in checks) if checks else None,
         routed_over_noise=[f"{c.metric}:{shape}" for c in checks for shape in c.over_noise],
+        peer_figures=peer_figures(rec, op),
+        missing_peers=missing_peers(rec, op),
     )
 
 
-def source_note(found: NewestBench) -> str:
-    """Which record the status page's library figures come from."""
-    if found.newest is None:
-        return "library bench: no record under evaluations/library/ (scripts/bench_library.py)"
-    rec = found.newest.record
+def missing_note(f: LibraryFigures | None) -> str | None:
+    """The peers without a figure, in a line: "no figure: quack (not installed), flashmla
+    (refused at 2 of 6 shapes)"; None where every peer gave one."""
+    if f is None or not f.missing_peers:
+        return None
+    parts = [
+        f"{m.peer} ({m.why}" + (f" at {m.shapes} of {m.of} shapes)" if m.shapes < m.of else ")")
+        for m in f.missing_peers
+    ]
+    return "no figure: " + ", ".join(parts)
+
+
+def _where(rec: LibraryBench) -> str:
     gpu = rec.environment.get("gpu")
-    where = ", ".join(
+    return ", ".join(
         p
         for p in (
             gpu if isinstance(gpu, str) else None,
@@ -138,7 +284,24 @@ def source_note(found: NewestBench) -> str:
         )
         if p
     )
-    return f"library bench: evaluations/{found.newest.path} ({where})"
+
+
+def source_note(found: NewestBench) -> str:
+    """Which records the status page's library figures come from: the newest, and for each
+    operator it did not measure, the newest that did (a bench split over GPU calls)."""
+    if found.newest is None:
+        return "library bench: no record under evaluations/library/ (scripts/bench_library.py)"
+    note = f"library bench: evaluations/{found.newest.path} ({_where(found.newest.record)})"
+    older: dict[str, list[str]] = {}
+    ops = dict.fromkeys(m.op for s in found.records for m in s.record.measurements)
+    for op in ops:
+        stored = found.for_op(op)
+        if stored is not None and stored.path != found.newest.path:
+            older.setdefault(stored.path, []).append(op)
+    for path, names in older.items():
+        stored = next(s for s in found.records if s.path == path)
+        note += f"; {', '.join(names)} from evaluations/{path} ({_where(stored.record)})"
+    return note
 
 
 def skipped_notes(found: NewestBench) -> list[str]:

@@ -2,8 +2,9 @@
 
 The evidence for an operator is the run named by generated/kernelgen_ops/MANIFEST.json, else its
 latest run whose best candidate has a CUDA benchmark. Speedups are geometric means over the
-benchmark shapes of that candidate's record; beside them, the library benchmark's newest record
-(evaluations/library/, kernelgen.report.library) gives kernelgen_ops.<op> against every peer.
+benchmark shapes of that candidate's record; beside them, the newest library benchmark record that
+measured the operator (evaluations/library/, kernelgen.report.library) gives kernelgen_ops.<op>
+against every peer, and names the peers it is timed against that have no figure there, and why.
 Nothing here re-measures.
 """
 
@@ -38,8 +39,8 @@ class OpStatus(BaseModel):
     limit_pct: float | None
     run: str | None
     library: LibraryFigures | None = Field(
-        description="from the library benchmark's newest record; None where it has no figure "
-        "of this operator. Its ratios are time over the best peer's: below 1 is faster"
+        description="from the newest library benchmark record that measured this operator; "
+        "None where none has. Its ratios are time over the best peer's: below 1 is faster"
     )
 
 
@@ -310,7 +311,8 @@ def _imported(op: str) -> bool:
 
 def gather_status(library: NewestBench | None = None) -> list[OpRow]:
     """Every operator's row; `library` is the library benchmark's records as found (read from
-    evaluations/library/ when not given)."""
+    evaluations/library/ when not given). Each operator's figures come from the newest record
+    that measured it: a bench split over GPU calls leaves one record per call."""
     manifest = read_manifest()
-    newest = (library or newest_record()).newest
-    return [op_row(op, manifest, newest) for op in known_ops(manifest)]
+    found = library or newest_record()
+    return [op_row(op, manifest, found.for_op(op)) for op in known_ops(manifest)]

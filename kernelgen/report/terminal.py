@@ -19,7 +19,7 @@ from rich.text import Text
 
 from kernelgen.bench.library import NewestBench
 from kernelgen.report import fmt
-from kernelgen.report.library import skipped_notes, source_note
+from kernelgen.report.library import missing_note, skipped_notes, source_note
 from kernelgen.report.model import ReportData
 from kernelgen.report.status import OpRow
 
@@ -260,6 +260,9 @@ def _vs_best_peer(r: OpRow, wide: bool) -> Text:
         cell.append_text(_time_over(f.time_over_best_peer_worst, worst))
         if shape:
             cell.append(("\n" if wide else " ") + shape)
+    missing = missing_note(f)
+    if missing and cell.plain != fmt.MISSING:
+        cell.append(("\n" if wide else " · ") + missing, style="dim")
     return cell
 
 
@@ -326,8 +329,9 @@ def _status(rows: list[OpRow], notes: list[RenderableType], wide: bool) -> Rende
         "worst shape: the smallest ratio of the faster of eager and torch.compile to the "
         "generated kernel; % limit: median over shapes; seed: the seed's speedup over eager "
         "(yes: a seed without timings). vs best peer (library bench): kernelgen_ops' device "
-        "time over the fastest of eager, torch.compile, Liger and FlagGems, geomean and worst "
-        "shape; below 1× is faster."
+        "time over the fastest peer timed at each shape (eager, torch.compile, Liger, FlagGems, "
+        "the serving libraries' kernels), geomean and worst shape; below 1× is faster; no "
+        "figure: the peers timed for it that have none there, and why."
     )
     t.caption_justify = "left"
     below += notes

@@ -138,6 +138,35 @@ def test_the_record_shows_per_operator(project):
         "decode_host_target_met": False,
         "routed_within_noise": False,
         "routed_over_noise": ["device_us:1x32000"],
+        # eager and compile tie at the one shape: each is the fastest there
+        "peer_figures": [
+            {"peer": "eager", "shapes": 1, "fastest_at": 1, "time_over": 1.0},
+            {"peer": "compile", "shapes": 1, "fastest_at": 1, "time_over": 1.0},
+        ],
+        # An older record: no QuACK worker in it, so not run, and said so.
+        "missing_peers": [
+            {
+                "peer": "quack",
+                "why": "not run",
+                "shapes": 1,
+                "of": 1,
+                "reason": "no figure of it in this record",
+            },
+            {
+                "peer": "liger",
+                "why": "failed",
+                "shapes": 1,
+                "of": 1,
+                "reason": "RuntimeError: too wide",
+            },
+            {
+                "peer": "flaggems",
+                "why": "not installed",
+                "shapes": 1,
+                "of": 1,
+                "reason": "ImportError",
+            },
+        ],
     }
     rms = ops["rms_norm"]["library"]
     assert rms["peers"] == ["eager", "liger"]
@@ -213,3 +242,220 @@ def test_the_page_folds_the_dispatch_shapes_under_their_counts(project, wide_dis
     assert "kernel at 9 of 12 (4096x4096, 8192x4096, 16384x4096," in full
     assert "routed at 7 (4096x4096," in full and "1024x151936, 1x151936)" in full
     assert "by device time (CUDA graphs) at 11 (" in full and "1x32000, 4x32000)" in full
+
+
+def _script(name: str):
+    """A script of scripts/ as a module (registered, for its dataclasses), with scripts/ on the
+    path for the peers package it imports."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    if str(scripts) not in sys.path:
+        sys.path.append(str(scripts))
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, scripts / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _bench_script():
+    """scripts/bench_library.py, for its summary: the synthetic records below are ranked as the
+    bench ranks a real one."""
+    return _script("bench_library")
+
+
+def _shape_m(op: str, shape: str, impl: str, device_us: float | None, **kw) -> Measurement:
+    rows, cols = (int(d) for d in shape.split("x"))
+    return Measurement(
+        op=op,
+        shape=shape,
+        dims={"rows": rows, "cols": cols},
+        dtype="bfloat16",
+        decode=rows <= 64,
+        impl=impl,
+        device_us=device_us,
+        **kw,
+    )
+
+
+def _serving_record() -> LibraryBench:
+    """softmax against QuACK, Liger and FlagGems at two shapes: QuACK the fastest at 1x32000 and
+    refusing 64x151936, Liger the fastest there, FlagGems disagreeing with eager at both."""
+    from kernelgen.bench.library import Worker
+
+    ms = []
+    for shape, mine, eager, compile_, quack, liger in (
+        ("1x32000", 10.0, 12.0, 11.0, 8.0, 20.0),
+        ("64x151936", 40.0, 60.0, 70.0, None, 45.0),
+    ):
+        ms += [
+            _shape_m("softmax", shape, "kernelgen_ops", mine),
+            _shape_m("softmax", shape, "eager", eager),
+            _shape_m("softmax", shape, "compile", compile_),
+            _shape_m("softmax", shape, "liger", liger),
+            _shape_m("softmax", shape, "flaggems", None, error="disagrees with eager: max 3.2"),
+        ]
+        refused = "ValueError: QuACK's softmax refuses rows wider than 131072"
+        ms.append(_shape_m("softmax", shape, "quack", quack, error=None if quack else refused))
+    return LibraryBench(
+        created="2026-12-05T10:00:00+00:00",
+        command="python scripts/bench_library.py out.json --ops softmax",
+        budget_s=300.0,
+        environment={"device": "cuda", "gpu": "NVIDIA H200"},
+        workers=[
+            Worker(group=g, state="finished") for g in ("kernelgen", "liger", "flaggems", "quack")
+        ],
+        availability=[Availability(impl=g, available=True) for g in ("liger", "flaggems", "quack")],
+        measurements=ms,
+        summary=_bench_script().summarize(ms),
+        complete=True,
+    )
+
+
+def _silu_only_record() -> LibraryBench:
+    """The newest record: silu_and_mul alone, the kernel libraries' workers not started, the
+    vllm family's worker (no op of its here, but a stopped worker all the same) cut short."""
+    from kernelgen.bench.library import Worker
+
+    ms = [
+        _shape_m("silu_and_mul", "16x14336", impl, us)
+        for impl, us in (("kernelgen_ops", 5.0), ("eager", 9.0), ("compile", 7.0))
+    ]
+    return LibraryBench(
+        created="2026-12-06T10:00:00+00:00",
+        command="python scripts/bench_library.py out.json --ops silu_and_mul --groups kernelgen",
+        budget_s=100.0,
+        environment={"device": "cuda", "gpu": "NVIDIA H200"},
+        workers=[
+            Worker(group="kernelgen", state="finished"),
+            Worker(group="flaggems", state="timed_out", note="stopped after its 57 s share"),
+        ],
+        measurements=ms,
+        summary=_bench_script().summarize(ms),
+        complete=False,
+    )
+
+
+def test_each_operator_from_the_newest_record_that_measured_it(project):
+    # Three records, as a bench split over GPU calls leaves them: each operator's figures come
+    # from the newest that measured it, not from the newest alone.
+    write(project, "bench-1.json", record().model_dump_json())
+    write(project, "bench-2.json", _serving_record().model_dump_json())
+    write(project, "bench-3.json", _silu_only_record().model_dump_json())
+    found = newest_record()
+    assert found.newest.path == "library/bench-3.json"
+    assert [s.path for s in found.records] == [f"library/bench-{i}.json" for i in (3, 2, 1)]
+    ops = status()
+    assert ops["softmax"]["library"]["record"] == "library/bench-2.json"
+    assert ops["rms_norm"]["library"]["record"] == "library/bench-1.json"
+    assert ops["silu_and_mul"]["library"]["record"] == "library/bench-3.json"
+    out = invoke("--all", width=400).output
+    assert (
+        "library bench: evaluations/library/bench-3.json (NVIDIA H200, 2026-12-06, cut short); "
+        "softmax from evaluations/library/bench-2.json (NVIDIA H200, 2026-12-05); "
+        "rms_norm from evaluations/library/bench-1.json (NVIDIA H200, 2026-12-01)"
+    ) in " ".join(out.split())
+
+
+def test_the_strongest_peer_ranks_and_the_missing_ones_say_why(project):
+    write(project, "bench-2.json", _serving_record().model_dump_json())
+    write(project, "bench-3.json", _silu_only_record().model_dump_json())
+    soft = status()["softmax"]["library"]
+    # At 1x32000 QuACK is the best peer (10 / 8), at 64x151936 Liger (40 / 45).
+    assert soft["peers"] == ["eager", "compile", "liger", "quack"]
+    assert soft["time_over_best_peer"] == round((10 / 8 * 40 / 45) ** 0.5, 4)
+    assert (soft["time_over_best_peer_worst"], soft["time_over_best_peer_worst_shape"]) == (
+        1.25,
+        "1x32000",
+    )
+    figures = {f["peer"]: f for f in soft["peer_figures"]}
+    assert figures["quack"] == {"peer": "quack", "shapes": 1, "fastest_at": 1, "time_over": 1.25}
+    assert figures["liger"]["fastest_at"] == 1 and figures["liger"]["shapes"] == 2
+    assert figures["eager"]["fastest_at"] == 0
+    assert soft["missing_peers"] == [
+        {
+            "peer": "quack",
+            "why": "refused",
+            "shapes": 1,
+            "of": 2,
+            "reason": "ValueError: QuACK's softmax refuses rows wider than 131072",
+        },
+        {
+            "peer": "flaggems",
+            "why": "failed",
+            "shapes": 2,
+            "of": 2,
+            "reason": "disagrees with eager: max 3.2",
+        },
+    ]
+    silu = status()["silu_and_mul"]["library"]
+    assert {m["peer"]: (m["why"], m["reason"]) for m in silu["missing_peers"]} == {
+        "liger": ("not run", "no figure of it in this record"),
+        "flaggems": ("failed", "its worker timed_out: stopped after its 57 s share"),
+    }
+    invoke("--all")
+    page = (project.root / "evaluations" / "index.html").read_text()
+    assert "no figure: quack (refused at 1 of 2 shapes), flaggems (failed)" in page
+    assert "no figure: liger (not run), flaggems (failed)" in page
+    out = " ".join(invoke("--all", width=400).output.split())
+    assert "no figure: quack (refused at 1 of 2 shapes), flaggems (failed)" in out
+
+
+def test_a_peer_not_installed_is_named_with_the_reason(project):
+    # A serving family the worker could not import: its availability says why, and each shape
+    # of the op carries the worker's "not available" row (scripts/bench_library_worker.missing).
+    rec = _serving_record()
+    rec.availability = [a for a in rec.availability if a.impl != "quack"] + [
+        Availability(
+            impl="quack",
+            available=False,
+            reason="ModuleNotFoundError: No module named 'quack'",
+        )
+    ]
+    rec.measurements = [m for m in rec.measurements if m.impl != "quack"] + [
+        _shape_m("softmax", s, "quack", None, error="quack not available")
+        for s in ("1x32000", "64x151936")
+    ]
+    write(project, "bench-2.json", rec.model_dump_json())
+    missing = status()["softmax"]["library"]["missing_peers"]
+    assert missing[0] == {
+        "peer": "quack",
+        "why": "not installed",
+        "shapes": 2,
+        "of": 2,
+        "reason": "quack not available",
+    }
+
+
+def test_every_peer_the_bench_times_is_one_the_page_looks_for(monkeypatch):
+    """OP_PEERS, which the page reads, against what the bench starts: each serving family's ops
+    (scripts/peers.FAMILIES) and the kernel libraries' (the worker's candidate lists)."""
+    import sys
+    import types
+
+    from kernelgen.bench.library import OP_PEERS, PEERS
+
+    bench = _bench_script()
+    import peers
+
+    from kernelgen.spec import load_spec
+
+    monkeypatch.setitem(sys.modules, "flag_gems", types.ModuleType("flag_gems"))
+    worker = _script("bench_library_worker")
+    expected: dict[str, set[str]] = {}
+    for group, family in peers.FAMILIES.items():
+        for op in family.ops:
+            expected.setdefault(op, set()).add(group)
+    for op in OP_PEERS:
+        load_spec(op)  # every key an operator
+        if worker._liger_candidates(op):
+            expected.setdefault(op, set()).add("liger")
+        if worker._flaggems_candidates(op):
+            expected.setdefault(op, set()).add("flaggems")
+    assert {op: set(p) for op, p in OP_PEERS.items()} == expected
+    assert all(p in PEERS for ps in OP_PEERS.values() for p in ps)
+    assert set(bench.GROUPS) - {"kernelgen"} <= set(PEERS)
