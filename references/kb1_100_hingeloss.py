@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -127,7 +129,7 @@ DERIVED = {'fixed': {'dim': 1},
 PROBLEM = DrawnProblem('kb1_100_hingeloss', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_100_hingeloss(predictions, targets):
+def kb1_100_hingeloss(predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(predictions, targets)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -116,7 +118,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_12_matmul_with_diagonal_matrices', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_12_matmul_with_diagonal_matrices(A, B):
+def kb1_12_matmul_with_diagonal_matrices(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(A, B)
 
 

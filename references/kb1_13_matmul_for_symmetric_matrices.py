@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -117,7 +119,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_13_matmul_for_symmetric_matrices', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_13_matmul_for_symmetric_matrices(A, B):
+def kb1_13_matmul_for_symmetric_matrices(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(A, B)
 
 

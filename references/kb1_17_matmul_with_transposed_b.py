@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -122,7 +124,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_17_matmul_with_transposed_b', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_17_matmul_with_transposed_b(A, B):
+def kb1_17_matmul_with_transposed_b(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(A, B)
 
 

@@ -14,6 +14,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -117,7 +119,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_23_softmax', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_23_softmax(x):
+def kb1_23_softmax(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -14,6 +14,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -114,7 +116,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_30_softsign', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_30_softsign(x):
+def kb1_30_softsign(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -14,6 +14,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -122,7 +124,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_31_elu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_31_elu(x):
+def kb1_31_elu(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

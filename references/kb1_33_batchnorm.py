@@ -19,6 +19,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -167,7 +169,11 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb1_33_batchnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_33_batchnorm(x, bn_weight, bn_bias):
+def kb1_33_batchnorm(
+    x: torch.Tensor,
+    bn_weight: torch.Tensor,
+    bn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bn_weight, bn_bias)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -158,7 +160,7 @@ DERIVED = {'reduced': 'reduced', 'sites': [{'factor': 1.0, 'powers': {'dim1': 1,
 PROBLEM = DrawnProblem('kb1_34_instancenorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_34_instancenorm(x):
+def kb1_34_instancenorm(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -195,7 +197,11 @@ DERIVED = {'fixed': {'num_groups': 8},
 PROBLEM = DrawnProblem('kb1_35_groupnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_35_groupnorm(x, gn_weight, gn_bias):
+def kb1_35_groupnorm(
+    x: torch.Tensor,
+    gn_weight: torch.Tensor,
+    gn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gn_weight, gn_bias)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -155,7 +157,7 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb1_37_frobeniusnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_37_frobeniusnorm(x):
+def kb1_37_frobeniusnorm(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -14,6 +14,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -121,7 +123,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_38_l1norm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_38_l1norm(x):
+def kb1_38_l1norm(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -14,6 +14,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -125,7 +127,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_39_l2norm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_39_l2norm(x):
+def kb1_39_l2norm(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

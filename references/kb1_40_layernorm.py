@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -162,7 +164,11 @@ DERIVED = {'reduced': 'reduced', 'sites': [{'factor': 1.0, 'powers': {'features'
 PROBLEM = DrawnProblem('kb1_40_layernorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_40_layernorm(x, ln_weight, ln_bias):
+def kb1_40_layernorm(
+    x: torch.Tensor,
+    ln_weight: torch.Tensor,
+    ln_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, ln_weight, ln_bias)
 
 

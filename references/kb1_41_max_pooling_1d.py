@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -201,7 +203,7 @@ DERIVED = {'fixed': {'kernel_size': 8, 'stride': 1, 'padding': 4, 'dilation': 3}
 PROBLEM = DrawnProblem('kb1_41_max_pooling_1d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_41_max_pooling_1d(x):
+def kb1_41_max_pooling_1d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

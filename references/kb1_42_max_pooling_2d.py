@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -208,7 +210,7 @@ DERIVED = {'fixed': {'kernel_size': 4, 'stride': 1, 'padding': 1, 'dilation': 1}
 PROBLEM = DrawnProblem('kb1_42_max_pooling_2d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_42_max_pooling_2d(x):
+def kb1_42_max_pooling_2d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

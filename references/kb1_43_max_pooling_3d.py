@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -219,7 +221,7 @@ DERIVED = {'fixed': {'kernel_size': 3, 'stride': 2, 'padding': 1, 'dilation': 3}
 PROBLEM = DrawnProblem('kb1_43_max_pooling_3d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_43_max_pooling_3d(x):
+def kb1_43_max_pooling_3d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -200,7 +202,7 @@ DERIVED = {'fixed': {'kernel_size': 8, 'stride': 1, 'padding': 4},
 PROBLEM = DrawnProblem('kb1_44_average_pooling_1d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_44_average_pooling_1d(x):
+def kb1_44_average_pooling_1d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

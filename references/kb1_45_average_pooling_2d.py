@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -189,7 +191,7 @@ DERIVED = {'fixed': {'kernel_size': 11}, 'reduced': 'reduced', 'sites': [{'facto
 PROBLEM = DrawnProblem('kb1_45_average_pooling_2d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_45_average_pooling_2d(x):
+def kb1_45_average_pooling_2d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

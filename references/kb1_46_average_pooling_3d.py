@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -220,7 +222,7 @@ DERIVED = {'fixed': {'kernel_size': 3, 'stride': 2, 'padding': 1},
 PROBLEM = DrawnProblem('kb1_46_average_pooling_3d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_46_average_pooling_3d(x):
+def kb1_46_average_pooling_3d(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -147,7 +149,7 @@ DERIVED = {'fixed': {'reduce_dim': 1}}
 PROBLEM = DrawnProblem('kb1_47_sum_reduction_over_a_dimension', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_47_sum_reduction_over_a_dimension(x):
+def kb1_47_sum_reduction_over_a_dimension(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -137,7 +139,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_48_mean_reduction_over_a_dimension', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_48_mean_reduction_over_a_dimension(x):
+def kb1_48_mean_reduction_over_a_dimension(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

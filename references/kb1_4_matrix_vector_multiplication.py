@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -113,7 +115,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_4_matrix_vector_multiplication', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_4_matrix_vector_multiplication(A, B):
+def kb1_4_matrix_vector_multiplication(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(A, B)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -114,7 +116,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_5_matrix_scalar_multiplication', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_5_matrix_scalar_multiplication(A, s):
+def kb1_5_matrix_scalar_multiplication(A: torch.Tensor, s: float) -> torch.Tensor:
     return PROBLEM.forward(A, s)
 
 

@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -122,7 +124,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_7_matmul_with_small_k_dimension', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_7_matmul_with_small_k_dimension(A, B):
+def kb1_7_matmul_with_small_k_dimension(A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(A, B)
 
 

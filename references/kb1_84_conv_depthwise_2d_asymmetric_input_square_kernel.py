@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -226,7 +228,10 @@ DERIVED = {'fixed': {'kernel_size': 3, 'stride': 1, 'padding': 0},
 PROBLEM = DrawnProblem('kb1_84_conv_depthwise_2d_asymmetric_input_square_kernel', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_84_conv_depthwise_2d_asymmetric_input_square_kernel(x, conv2d_weight):
+def kb1_84_conv_depthwise_2d_asymmetric_input_square_kernel(
+    x: torch.Tensor,
+    conv2d_weight: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, conv2d_weight)
 
 

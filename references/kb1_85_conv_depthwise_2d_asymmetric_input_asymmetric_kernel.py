@@ -19,6 +19,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -286,7 +288,10 @@ DERIVED = {'fixed': {'out_channels': 128,
 PROBLEM = DrawnProblem('kb1_85_conv_depthwise_2d_asymmetric_input_asymmetric_kernel', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_85_conv_depthwise_2d_asymmetric_input_asymmetric_kernel(x, conv2d_weight):
+def kb1_85_conv_depthwise_2d_asymmetric_input_asymmetric_kernel(
+    x: torch.Tensor,
+    conv2d_weight: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, conv2d_weight)
 
 

@@ -19,6 +19,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -247,7 +249,11 @@ DERIVED = {'fixed': {'kernel_size': 3, 'stride': 1, 'padding': 1, 'dilation': 1}
 PROBLEM = DrawnProblem('kb1_86_conv_depthwise_separable_2d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_86_conv_depthwise_separable_2d(x, depthwise_weight, pointwise_weight):
+def kb1_86_conv_depthwise_separable_2d(
+    x: torch.Tensor,
+    depthwise_weight: torch.Tensor,
+    pointwise_weight: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, depthwise_weight, pointwise_weight)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -180,7 +182,7 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb1_87_conv_pointwise_2d', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_87_conv_pointwise_2d(x, conv1d_weight):
+def kb1_87_conv_pointwise_2d(x: torch.Tensor, conv1d_weight: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x, conv1d_weight)
 
 

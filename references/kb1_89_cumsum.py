@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -161,7 +163,7 @@ DERIVED = {'fixed': {'dim': 1}}
 PROBLEM = DrawnProblem('kb1_89_cumsum', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_89_cumsum(x):
+def kb1_89_cumsum(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

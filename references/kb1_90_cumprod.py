@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -147,7 +149,7 @@ DERIVED = {'fixed': {'dim': 1}}
 PROBLEM = DrawnProblem('kb1_90_cumprod', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_90_cumprod(x):
+def kb1_90_cumprod(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

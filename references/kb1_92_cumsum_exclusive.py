@@ -15,6 +15,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -136,7 +138,7 @@ DERIVED = {'fixed': {'dim': 1},
 PROBLEM = DrawnProblem('kb1_92_cumsum_exclusive', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_92_cumsum_exclusive(x):
+def kb1_92_cumsum_exclusive(x: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -149,7 +151,7 @@ DERIVED = {'fixed': {'dim': 1}}
 PROBLEM = DrawnProblem('kb1_93_masked_cumsum', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_93_masked_cumsum(x, mask):
+def kb1_93_masked_cumsum(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x, mask)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -138,7 +140,7 @@ DERIVED = {'fixed': {'dim': 1},
 PROBLEM = DrawnProblem('kb1_96_huberloss', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_96_huberloss(predictions, targets):
+def kb1_96_huberloss(predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(predictions, targets)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -177,7 +179,11 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb1_97_scaleddotproductattention', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_97_scaleddotproductattention(Q, K, V):
+def kb1_97_scaleddotproductattention(
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(Q, K, V)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -126,7 +128,7 @@ DERIVED = {'fixed': {'dim': 1},
 PROBLEM = DrawnProblem('kb1_98_kldivloss', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_98_kldivloss(predictions, targets):
+def kb1_98_kldivloss(predictions: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(predictions, targets)
 
 

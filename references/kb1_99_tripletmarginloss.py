@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -144,7 +146,11 @@ DERIVED = {'fixed': {'dim': 1},
 PROBLEM = DrawnProblem('kb1_99_tripletmarginloss', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb1_99_tripletmarginloss(anchor, positive, negative):
+def kb1_99_tripletmarginloss(
+    anchor: torch.Tensor,
+    positive: torch.Tensor,
+    negative: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(anchor, positive, negative)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -142,7 +144,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_12_gemm_multiply_leakyrelu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_12_gemm_multiply_leakyrelu(x, gemm_weight, gemm_bias):
+def kb2_12_gemm_multiply_leakyrelu(
+    x: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gemm_weight, gemm_bias)
 
 

@@ -16,6 +16,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -145,7 +147,7 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_14_gemm_divide_sum_scaling', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_14_gemm_divide_sum_scaling(x, weight):
+def kb2_14_gemm_divide_sum_scaling(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     return PROBLEM.forward(x, weight)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -165,7 +167,11 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_18_matmul_sum_max_avgpool_logsumexp_logsumexp', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_18_matmul_sum_max_avgpool_logsumexp_logsumexp(x, linear_weight, linear_bias):
+def kb2_18_matmul_sum_max_avgpool_logsumexp_logsumexp(
+    x: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear_weight, linear_bias)
 
 

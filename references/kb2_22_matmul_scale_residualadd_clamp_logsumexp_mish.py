@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -157,7 +159,11 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_22_matmul_scale_residualadd_clamp_logsumexp_mish', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_22_matmul_scale_residualadd_clamp_logsumexp_mish(x, matmul_weight, matmul_bias):
+def kb2_22_matmul_scale_residualadd_clamp_logsumexp_mish(
+    x: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, matmul_weight, matmul_bias)
 
 

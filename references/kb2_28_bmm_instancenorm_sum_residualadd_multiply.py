@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -158,7 +160,12 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_28_bmm_instancenorm_sum_residualadd_multiply', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_28_bmm_instancenorm_sum_residualadd_multiply(x, y, bmm_weight, bmm_bias):
+def kb2_28_bmm_instancenorm_sum_residualadd_multiply(
+    x: torch.Tensor,
+    y: torch.Tensor,
+    bmm_weight: torch.Tensor,
+    bmm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, y, bmm_weight, bmm_bias)
 
 

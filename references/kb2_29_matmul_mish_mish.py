@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -138,7 +140,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_29_matmul_mish_mish', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_29_matmul_mish_mish(x, linear_weight, linear_bias):
+def kb2_29_matmul_mish_mish(
+    x: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear_weight, linear_bias)
 
 

@@ -20,6 +20,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -190,7 +192,13 @@ DERIVED = {'fixed': {'num_groups': 16},
 PROBLEM = DrawnProblem('kb2_30_gemm_groupnorm_hardtanh', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_30_gemm_groupnorm_hardtanh(x, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias):
+def kb2_30_gemm_groupnorm_hardtanh(
+    x: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    group_norm_weight: torch.Tensor,
+    group_norm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias)
 
 

@@ -22,6 +22,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -163,7 +165,14 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_33_gemm_scale_batchnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_33_gemm_scale_batchnorm(x, scale, gemm_weight, gemm_bias, bn_weight, bn_bias):
+def kb2_33_gemm_scale_batchnorm(
+    x: torch.Tensor,
+    scale: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    bn_weight: torch.Tensor,
+    bn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, scale, gemm_weight, gemm_bias, bn_weight, bn_bias)
 
 

@@ -21,6 +21,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -192,7 +194,14 @@ DERIVED = {'fixed': {'num_groups': 64},
 PROBLEM = DrawnProblem('kb2_37_matmul_swish_sum_groupnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_37_matmul_swish_sum_groupnorm(x, bias, matmul_weight, matmul_bias, group_norm_weight, group_norm_bias):
+def kb2_37_matmul_swish_sum_groupnorm(
+    x: torch.Tensor,
+    bias: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+    group_norm_weight: torch.Tensor,
+    group_norm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bias, matmul_weight, matmul_bias, group_norm_weight, group_norm_bias)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -155,7 +157,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_40_matmul_scaling_residualadd', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_40_matmul_scaling_residualadd(x, matmul_weight, matmul_bias):
+def kb2_40_matmul_scaling_residualadd(
+    x: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, matmul_weight, matmul_bias)
 
 

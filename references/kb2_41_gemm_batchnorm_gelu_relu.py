@@ -21,6 +21,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -167,7 +169,13 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_41_gemm_batchnorm_gelu_relu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_41_gemm_batchnorm_gelu_relu(x, gemm_weight, gemm_bias, batch_norm_weight, batch_norm_bias):
+def kb2_41_gemm_batchnorm_gelu_relu(
+    x: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    batch_norm_weight: torch.Tensor,
+    batch_norm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gemm_weight, gemm_bias, batch_norm_weight, batch_norm_bias)
 
 

@@ -20,6 +20,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -186,7 +188,13 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_45_gemm_sigmoid_logsumexp', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_45_gemm_sigmoid_logsumexp(x, linear1_weight, linear1_bias, linear2_weight, linear2_bias):
+def kb2_45_gemm_sigmoid_logsumexp(
+    x: torch.Tensor,
+    linear1_weight: torch.Tensor,
+    linear1_bias: torch.Tensor,
+    linear2_weight: torch.Tensor,
+    linear2_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear1_weight, linear1_bias, linear2_weight, linear2_bias)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -167,7 +169,12 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_51_gemm_subtract_globalavgpool_logsumexp_gelu_residualadd', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_51_gemm_subtract_globalavgpool_logsumexp_gelu_residualadd(x, subtract, gemm_weight, gemm_bias):
+def kb2_51_gemm_subtract_globalavgpool_logsumexp_gelu_residualadd(
+    x: torch.Tensor,
+    subtract: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, subtract, gemm_weight, gemm_bias)
 
 

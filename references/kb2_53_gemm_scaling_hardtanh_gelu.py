@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -177,7 +179,11 @@ DERIVED = {'fixed': {'hardtanh_min': -2, 'hardtanh_max': 2}}
 PROBLEM = DrawnProblem('kb2_53_gemm_scaling_hardtanh_gelu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_53_gemm_scaling_hardtanh_gelu(x, gemm_weight, gemm_bias):
+def kb2_53_gemm_scaling_hardtanh_gelu(
+    x: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gemm_weight, gemm_bias)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -183,7 +185,11 @@ DERIVED = {'fixed': {'kernel_size': 2},
 PROBLEM = DrawnProblem('kb2_55_matmul_maxpool_sum_scale', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_55_matmul_maxpool_sum_scale(x, matmul_weight, matmul_bias):
+def kb2_55_matmul_maxpool_sum_scale(
+    x: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, matmul_weight, matmul_bias)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -140,7 +142,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_59_matmul_swish_scaling', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_59_matmul_swish_scaling(x, matmul_weight, matmul_bias):
+def kb2_59_matmul_swish_scaling(
+    x: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, matmul_weight, matmul_bias)
 
 

@@ -20,6 +20,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -163,7 +165,13 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_62_matmul_groupnorm_leakyrelu_sum', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_62_matmul_groupnorm_leakyrelu_sum(x, fc_weight, fc_bias, gn_weight, gn_bias):
+def kb2_62_matmul_groupnorm_leakyrelu_sum(
+    x: torch.Tensor,
+    fc_weight: torch.Tensor,
+    fc_bias: torch.Tensor,
+    gn_weight: torch.Tensor,
+    gn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, fc_weight, fc_bias, gn_weight, gn_bias)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -140,7 +142,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_63_gemm_relu_divide', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_63_gemm_relu_divide(x, linear_weight, linear_bias):
+def kb2_63_gemm_relu_divide(
+    x: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear_weight, linear_bias)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -156,7 +158,11 @@ DERIVED = {'reduced': 'reduced',
 PROBLEM = DrawnProblem('kb2_64_gemm_logsumexp_leakyrelu_leakyrelu_gelu_gelu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_64_gemm_logsumexp_leakyrelu_leakyrelu_gelu_gelu(x, linear_weight, linear_bias):
+def kb2_64_gemm_logsumexp_leakyrelu_leakyrelu_gelu_gelu(
+    x: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear_weight, linear_bias)
 
 

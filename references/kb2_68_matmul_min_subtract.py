@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -143,7 +145,12 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_68_matmul_min_subtract', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_68_matmul_min_subtract(x, constant, linear_weight, linear_bias):
+def kb2_68_matmul_min_subtract(
+    x: torch.Tensor,
+    constant: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, constant, linear_weight, linear_bias)
 
 

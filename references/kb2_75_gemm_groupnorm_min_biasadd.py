@@ -21,6 +21,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -159,7 +161,14 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_75_gemm_groupnorm_min_biasadd', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_75_gemm_groupnorm_min_biasadd(x, bias, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias):
+def kb2_75_gemm_groupnorm_min_biasadd(
+    x: torch.Tensor,
+    bias: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    group_norm_weight: torch.Tensor,
+    group_norm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bias, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias)
 
 

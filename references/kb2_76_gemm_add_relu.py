@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -146,7 +148,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_76_gemm_add_relu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_76_gemm_add_relu(x, bias, gemm_weight):
+def kb2_76_gemm_add_relu(
+    x: torch.Tensor,
+    bias: torch.Tensor,
+    gemm_weight: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bias, gemm_weight)
 
 

@@ -17,6 +17,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -147,7 +149,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_81_gemm_swish_divide_clamp_tanh_clamp', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_81_gemm_swish_divide_clamp_tanh_clamp(x, gemm_weight, gemm_bias):
+def kb2_81_gemm_swish_divide_clamp_tanh_clamp(
+    x: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, gemm_weight, gemm_bias)
 
 

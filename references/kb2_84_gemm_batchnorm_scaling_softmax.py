@@ -23,6 +23,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -199,7 +201,14 @@ DERIVED = {'fixed': {'scale_shape_0': 1},
 PROBLEM = DrawnProblem('kb2_84_gemm_batchnorm_scaling_softmax', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_84_gemm_batchnorm_scaling_softmax(x, scale, gemm_weight, gemm_bias, bn_weight, bn_bias):
+def kb2_84_gemm_batchnorm_scaling_softmax(
+    x: torch.Tensor,
+    scale: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    bn_weight: torch.Tensor,
+    bn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, scale, gemm_weight, gemm_bias, bn_weight, bn_bias)
 
 

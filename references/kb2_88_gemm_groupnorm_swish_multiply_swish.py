@@ -21,6 +21,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -165,7 +167,14 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_88_gemm_groupnorm_swish_multiply_swish', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_88_gemm_groupnorm_swish_multiply_swish(x, multiply_weight, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias):
+def kb2_88_gemm_groupnorm_swish_multiply_swish(
+    x: torch.Tensor,
+    multiply_weight: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    group_norm_weight: torch.Tensor,
+    group_norm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, multiply_weight, gemm_weight, gemm_bias, group_norm_weight, group_norm_bias)
 
 

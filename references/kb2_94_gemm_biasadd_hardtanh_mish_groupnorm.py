@@ -21,6 +21,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -169,7 +171,14 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_94_gemm_biasadd_hardtanh_mish_groupnorm', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_94_gemm_biasadd_hardtanh_mish_groupnorm(x, bias, gemm_weight, gemm_bias, groupnorm_weight, groupnorm_bias):
+def kb2_94_gemm_biasadd_hardtanh_mish_groupnorm(
+    x: torch.Tensor,
+    bias: torch.Tensor,
+    gemm_weight: torch.Tensor,
+    gemm_bias: torch.Tensor,
+    groupnorm_weight: torch.Tensor,
+    groupnorm_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bias, gemm_weight, gemm_bias, groupnorm_weight, groupnorm_bias)
 
 

@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -146,7 +148,12 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_95_matmul_add_swish_tanh_gelu_hardtanh', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_95_matmul_add_swish_tanh_gelu_hardtanh(x, add_value, matmul_weight, matmul_bias):
+def kb2_95_matmul_add_swish_tanh_gelu_hardtanh(
+    x: torch.Tensor,
+    add_value: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, add_value, matmul_weight, matmul_bias)
 
 

@@ -23,6 +23,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -193,7 +195,14 @@ DERIVED = {'fixed': {'bias_shape_0': 1},
 PROBLEM = DrawnProblem('kb2_97_matmul_batchnorm_biasadd_divide_swish', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_97_matmul_batchnorm_biasadd_divide_swish(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias):
+def kb2_97_matmul_batchnorm_biasadd_divide_swish(
+    x: torch.Tensor,
+    bias: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+    bn_weight: torch.Tensor,
+    bn_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, bias, matmul_weight, matmul_bias, bn_weight, bn_bias)
 
 

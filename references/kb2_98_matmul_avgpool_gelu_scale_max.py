@@ -18,6 +18,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -184,7 +186,11 @@ DERIVED = {'fixed': {'pool_kernel_size': 16},
 PROBLEM = DrawnProblem('kb2_98_matmul_avgpool_gelu_scale_max', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_98_matmul_avgpool_gelu_scale_max(x, matmul_weight, matmul_bias):
+def kb2_98_matmul_avgpool_gelu_scale_max(
+    x: torch.Tensor,
+    matmul_weight: torch.Tensor,
+    matmul_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, matmul_weight, matmul_bias)
 
 

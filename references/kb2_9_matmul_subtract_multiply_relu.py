@@ -19,6 +19,8 @@ as inputs; that module's docstring says how each input is drawn. Import the prob
 than editing this file.
 """
 
+import torch
+
 from kernelgen.kernelbench.drawn import DrawnProblem
 
 SOURCE = r'''import torch
@@ -147,7 +149,11 @@ DERIVED = {}
 PROBLEM = DrawnProblem('kb2_9_matmul_subtract_multiply_relu', SOURCE, SPEC, PLAN, DERIVED)
 
 
-def kb2_9_matmul_subtract_multiply_relu(x, linear_weight, linear_bias):
+def kb2_9_matmul_subtract_multiply_relu(
+    x: torch.Tensor,
+    linear_weight: torch.Tensor,
+    linear_bias: torch.Tensor,
+) -> torch.Tensor:
     return PROBLEM.forward(x, linear_weight, linear_bias)
 
 

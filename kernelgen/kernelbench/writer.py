@@ -3,7 +3,11 @@ sha256, the SPEC, the plan and the cost table, and the functions the contract as
 reference, make_inputs, cost, and eager: the Model called as its users call it), each one line
 into kernelgen/kernelbench/runtime.py; derive_dims completes a size its domain draws
 (kernelgen/kernelbench/drawn.py). A comment above SPEC says how its reduction and its domain were
-found (kernelgen/kernelbench/domain.py)."""
+found (kernelgen/kernelbench/domain.py).
+
+The reference's entry is annotated as a shipped operator's is (torch.Tensor per tensor input and
+parameter, a scalar's own type, and what the Model's forward returns): promotion exposes the
+reference's signature in the library (kernelgen/package/sources.py reference_api)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,9 @@ import pprint
 import textwrap
 from typing import Any
 
+import torch
+
+from kernelgen.kernelbench.runtime import execute, seeded
 from kernelgen.kernelbench.source import ProblemFile
 
 _TEMPLATE = '''\
@@ -26,6 +33,8 @@ holds its sha256) through kernelgen/kernelbench/runtime.py, its parameters and b
 as inputs; that module's docstring says how each input is drawn. Import the problem again rather
 than editing this file.
 """
+
+import torch
 
 from kernelgen.kernelbench.drawn import DrawnProblem
 
@@ -49,7 +58,7 @@ DERIVED = {derived}
 PROBLEM = DrawnProblem({op!r}, SOURCE, SPEC, PLAN, DERIVED)
 
 
-def {op}({args}):
+{signature}
     return PROBLEM.forward({args})
 
 
@@ -96,6 +105,33 @@ def _summary(spec: dict[str, Any], notes: list[str]) -> str:
     return "\n".join(textwrap.fill(line, 99, subsequent_indent="  ") for line in lines)
 
 
+def _signature(op: str, spec: dict[str, Any], returns: str) -> str:
+    """The entry's def line: one line where it fits in 100 columns, else one parameter a line
+    with a trailing comma, as ruff format writes it."""
+    params = [
+        f"{i['name']}: {type(i['value']).__name__}"
+        if i.get("kind") == "scalar"
+        else f"{i['name']}: torch.Tensor"
+        for i in spec["inputs"]
+    ]
+    one = f"def {op}({', '.join(params)}) -> {returns}:"
+    if len(one) <= 100:
+        return one
+    return f"def {op}(\n" + "".join(f"    {p},\n" for p in params) + f") -> {returns}:"
+
+
+def _returns(pf: ProblemFile) -> str:
+    """The reference's return annotation: what the Model's forward returns at the problem's own
+    size, run on the meta device (the reference returns a list as a tuple; probe.py refuses
+    outputs other than tensors)."""
+    ns = execute(pf.source, {}, str(pf.path))
+    with seeded(0), torch.no_grad(), torch.device("meta"):
+        out = ns["Model"](*ns["get_init_inputs"]())(*ns["get_inputs"]())
+    if isinstance(out, (tuple, list)):
+        return f"tuple[{', '.join(['torch.Tensor'] * len(out))}]"
+    return "torch.Tensor"
+
+
 def _dims(dims: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in dims.items()) or "no size constants"
 
@@ -136,5 +172,6 @@ def render(
         costs=fmt(costs),
         derived=fmt(derived or {}),
         comment=_comment(comment or []),
+        signature=_signature(pf.op, spec, _returns(pf)),
         args=args,
     )
