@@ -139,8 +139,10 @@ SECTIONS: list[Section] = [
         "int32 offset overflows) or 65536 rows or more (more programs than a CUDA grid's y or "
         "z axis takes). Each is one case, `limit/NAME:dims/dtype/dist`, run on CUDA only (on "
         "CPU it is reported not run). Its inputs are drawn on the GPU from the run's seed, a "
-        "block of rows at a time by the reference's own maker or the default one; the "
-        "candidate runs on all of them, and its output is checked on about 130 rows (the first "
+        "block of rows at a time by the reference's own maker or the default one (in one call "
+        "where the reference gathers the sampled rows itself, `limit_rows`: decode_attn's "
+        "requests, whose block table points into a paged KV cache); the candidate runs on all "
+        "of them, and its output is checked on about 130 rows (the first "
         "and last, those around 2^31 and 2^32 elements and program id 65536, the rest drawn "
         "from the seed) against the reference on those rows in float64, with the error ratio. "
         "A case runs one call and one more per other autotune config.",

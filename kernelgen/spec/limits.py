@@ -7,7 +7,9 @@ scores, an rms_norm over 262k tokens of 8192), and no case of a few MB shows eit
 one such size in one dtype: its inputs are drawn on the GPU from the run's seed, a block of rows
 at a time, and the candidate's output is checked on rows sampled from it against the reference
 in float64 on those rows alone (kernelgen/verify/limits.py), so the truth costs what a small
-case's does.
+case's does. An operator whose rows index a larger input (decode_attn: a block table into a
+paged KV cache of 2^31 elements or more) has its case drawn whole, and its reference's
+`limit_rows` cuts the call down to the sampled rows and what they reach.
 
 Models only: this module is imported by kernelgen/spec/__init__.py and imports nothing of it.
 """
@@ -49,7 +51,10 @@ class Limit(BaseModel):
     rows: str = Field(
         description="the dim whose rows are sampled: the inputs whose shape starts with it are "
         "drawn a block of rows at a time and gathered at the sampled rows (the others whole), "
-        "and every output is gathered along its first dim; no input uses it elsewhere"
+        "and every output is gathered along its first dim; no input uses it elsewhere. Where "
+        "the rows index another input (decode_attn's block table into a paged KV cache), the "
+        "reference's `limit_rows(args, rows)` gives the call of the sampled rows alone and the "
+        "case is drawn whole (kernelgen/verify/limits.py)"
     )
     dist: Dist = Field("normal", description="the value distribution of the case")
 

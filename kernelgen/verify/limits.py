@@ -13,6 +13,15 @@ hundred rows: the first and last, those around where an offset into a row-indexe
 the run's seed. The operators with limits are row-wise (a row's output depends on its inputs'
 row and on the inputs without rows), so the reference on the gathered rows is the reference's
 output at those rows.
+
+An operator whose rows index another input (decode_attn: a block table into a paged KV cache, 4
+GiB and more) brings `limit_rows(args, rows)` in its reference module: the call of those rows
+alone, with the other inputs cut down to what the rows reach (the pages their table rows name).
+Its output must be the whole call's at those rows, in float64 and in the case dtype alike, so
+torch's answer is taken on it too (on the whole batch it would be the reference over every
+request). Such inputs cannot be drawn a block of rows at a time beside a first block's copy of
+the rest, so its limit cases are drawn whole, in one call of its maker on the device, which keeps
+its own memory in check.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import math
 import random
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +51,10 @@ BLOCK_ELEMENTS = 1 << 25
 # One limit case drawn at a time: the truth's threads draw several cases at once, and two limit
 # cases' inputs and a maker's float64 blocks at once would be GBs more than either needs.
 _DRAWING = threading.Lock()
+
+# (args, rows) -> the arguments of those rows alone: a reference's `limit_rows`, or the default
+# (the row inputs at the rows, the others whole).
+Gather = Callable[[list[Any], torch.Tensor], list[Any]]
 
 
 def limit_cases(spec: OpSpec) -> list[Case]:
@@ -81,13 +95,31 @@ def _row_inputs(spec: OpSpec, rows: str) -> list[int]:
     ]
 
 
+def _own_gather(spec: OpSpec) -> Gather | None:
+    return getattr(spec.module, "limit_rows", None)
+
+
+def _gatherer(spec: OpSpec, rows: str) -> Gather:
+    own = _own_gather(spec)
+    if own is not None:
+        return own
+    at = _row_inputs(spec, rows)
+    return lambda args, picked: _gather(args, at, picked)
+
+
 def draw(spec: OpSpec, case: Case, seed: int, device: str) -> list[Any]:
     """The case's inputs on `device`, a block of rows at a time: each block made by make_inputs
     (the reference's own maker where it has one) on the device, from a seed of its own; the
-    inputs without rows (weights) and the scalars are the first block's. The same seed draws
-    the same inputs on the same device."""
+    inputs without rows (weights) and the scalars are the first block's. Where the reference
+    gathers its own rows (`limit_rows`), the whole case in one call. The same seed draws the
+    same inputs on the same device."""
     assert case.limit is not None
     dims, rows = case.dims, case.limit
+    if _own_gather(spec) is not None:
+        whole = BenchShape(name=case.size.name, dims=dims, dtype=case.dtype)
+        return make_inputs(
+            spec, whole, case.dtype, case.dist, case_seed(seed, f"{case.name}/a"), device
+        )
     total = dims[rows]
     at = _row_inputs(spec, rows)
     items = spec.data.inputs
@@ -139,8 +171,8 @@ class Sampled:
 
     rows: torch.Tensor  # int64, sorted, on the judge's device
     total: int  # rows of the whole case
-    args: list[Any]  # the row inputs at the rows; the others whole
-    at: list[int]  # which arguments are row inputs
+    args: list[Any]  # the call of the rows alone: by default the row inputs at them, the rest whole
+    gather: Gather  # how `args` were gathered from the whole case's
 
     def take(self, out: Any) -> Any:
         """An output's sampled rows (a tuple's leaves each)."""
@@ -162,8 +194,12 @@ class Sampled:
     def one(self, i: int) -> Sampled:
         """The i-th sampled row alone, to say which row a failure is on."""
         pick = torch.tensor([i], device=self.rows.device)
-        args = [a.index_select(0, pick) if j in self.at else a for j, a in enumerate(self.args)]
-        return Sampled(rows=self.rows[i : i + 1], total=self.total, args=args, at=self.at)
+        return Sampled(
+            rows=self.rows[i : i + 1],
+            total=self.total,
+            args=self.gather(self.args, pick),
+            gather=self.gather,
+        )
 
     @staticmethod
     def pick(out: Any, i: int) -> Any:
@@ -182,10 +218,11 @@ def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], 
         if device == "cuda":
             torch.cuda.empty_cache()  # the makers' blocks: memory the candidate's process needs
     at = _row_inputs(spec, case.limit)
+    gather = _gatherer(spec, case.limit)
     total = case.dims[case.limit]
     widths = [math.prod(args[i].shape[1:]) for i in at]
     with torch.no_grad():
-        probe = spec.reference(*_gather(args, at, torch.zeros(1, dtype=torch.long, device=device)))
+        probe = spec.reference(*gather(args, torch.zeros(1, dtype=torch.long, device=device)))
     leaves = list(probe) if isinstance(probe, (tuple, list)) else [probe]
     for n, leaf in enumerate(leaves):
         if not isinstance(leaf, torch.Tensor) or leaf.dim() == 0 or leaf.shape[0] != 1:
@@ -197,16 +234,19 @@ def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], 
         widths.append(math.prod(leaf.shape[1:]))
     rng = random.Random(case_seed(seed, f"{case.name}/rows"))
     rows = torch.tensor(sample_rows(total, widths, rng), dtype=torch.long, device=device)
-    sampled = Sampled(rows=rows, total=total, args=_gather(args, at, rows), at=at)
+    sampled = Sampled(rows=rows, total=total, args=gather(args, rows), gather=gather)
     with torch.no_grad():
         ref = spec.reference(*_upcast(sampled.args))
         # torch's own answer, the error ratio's yardstick, on the whole input and then taken at
         # the rows: on the rows alone a GEMM is another problem, for which cuBLAS picks another
         # algorithm. On the H200 router_gemm's torch error was 2.4e-7 on 138 gathered rows of
-        # 299600, 7.3e-7 on 4096 whole ones. In the case dtype it costs what a call does.
-        native = sampled.take(
-            spec.reference(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
-        )
+        # 299600, 7.3e-7 on 4096 whole ones. In the case dtype it costs what a call does. A
+        # reference that gathers its own rows computes each alone: its answer on them is its
+        # answer at them (limit_rows' contract).
+        if _own_gather(spec) is not None:
+            native = spec.reference(*_copies(sampled.args))
+        else:
+            native = sampled.take(spec.reference(*_copies(args)))
     if device == "cuda":
         torch.cuda.empty_cache()
     return args, sampled, ref, native
@@ -214,6 +254,10 @@ def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], 
 
 def _gather(args: list[Any], at: list[int], rows: torch.Tensor) -> list[Any]:
     return [a.index_select(0, rows) if i in at else a for i, a in enumerate(args)]
+
+
+def _copies(args: list[Any]) -> list[Any]:
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
 
 
 def _upcast(args: list[Any]) -> list[Any]:
