@@ -34,6 +34,12 @@ query heads and D = 128 (torch emulation, normal values) 180 of 4096 bf16 entrie
 fp16 entries miss it (by up to 8.9x); from ~4K tokens on they pass, at an error ratio of ~1.6.
 So short requests reject it, as fused_moe rejects a rounded intermediate: at ~4 flops per byte
 the PV product can stay fp32.
+
+Limits (SPEC.limits, run on the GPU): a KV pool of 2^31 elements or more (4 GiB in bf16) makes
+`page * stride_page` wrap in int32, and 65536 requests or more cannot sit on a grid's y or z
+axis. The limit case has both, with every page a request owns past the pool's first 2^31
+elements, so each sampled request reads through an offset past 2^31; its truth is the
+reference on the sampled requests alone (limit_rows), a few hundred pages in float64.
 """
 
 import math
@@ -43,6 +49,7 @@ import torch.nn.functional as F
 
 from kernelgen.spec import BenchShape, Size
 from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
+from kernelgen.spec.limits import ELEMENTS
 
 # Tokens per KV page: vLLM's default block size 16, FlashInfer's and FlagGems' decode tests' 32,
 # SGLang's and HPC-Ops' 64.
@@ -170,10 +177,11 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     drawn uniformly from [1, L_rest] (a correctness size, like a drawn scalar), in shuffled order.
 
     Pages: every request owns ceil(n / page) pages of its own, drawn at random from the N pages of
-    the cache. The cache slots no request owns (whole spare pages, the tail of each request's
-    last page) hold NaN, and the table entries past a request's pages point at spare pages: a
-    kernel that reads past seq_lens gets NaN, on the CPU as on a GPU (an index out of range
-    would be an illegal access there and silent garbage in the interpreter).
+    the cache, past its first N_low (a limit's dim: those hold no live token; 0 elsewhere). The
+    cache slots no request owns (whole spare pages, the tail of each request's last page) hold
+    NaN, and the table entries past a request's pages point at spare pages: a kernel that reads
+    past seq_lens gets NaN, on the CPU as on a GPU (an index out of range would be an illegal
+    access there and silent garbage in the interpreter).
     Values: q, k and v in the case dtype and distribution (wide: see below); scale drawn
     log-uniformly from its SPEC range for a correctness case, its value for a bench shape."""
     dims = size.dims
@@ -190,8 +198,9 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     owned = (lens + page - 1) // page
     live = int(owned.sum())
 
-    order = torch.randperm(n_pages, generator=gen)
-    mine, spare = order[:live], order[live:]
+    low = dims.get("N_low", 0)
+    order = low + torch.randperm(n_pages - low, generator=gen)
+    mine, spare = order[:live], torch.cat([torch.arange(low), order[live:]])
     # Every entry first points at a random spare page; each row's own pages then fill its front.
     table = spare[torch.randint(0, max(1, spare.numel()), (batch, width), generator=gen)]
     row = torch.repeat_interleave(torch.arange(batch), owned)
@@ -222,6 +231,27 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
         q = q * (40 / (scale * math.sqrt(d)))
     q = lay_out(q.to(dt), layout, gen)
     return [q, *caches, table.to(torch.int32), lens.to(torch.int32), scale]
+
+
+def limit_rows(args: list, rows: torch.Tensor) -> list:
+    """The call of the requests at `rows` alone (a limit case's sampled rows,
+    kernelgen/verify/limits.py): their q, table rows and lengths, and caches of only the pages
+    those table rows name (their live pages and the spare ones their unused entries point at),
+    renumbered in the table. The reference computes each request alone, so its output on this
+    call is the whole call's at those rows, bit for bit in float64 and in the case dtype; and
+    the float64 truth reads a few hundred pages, where the whole pool would be 8 bytes for each
+    of its billions of elements."""
+    q, k_cache, v_cache, block_table, seq_lens, scale = args
+    table = block_table.index_select(0, rows)
+    pages, local = torch.unique(table, return_inverse=True)
+    return [
+        q.index_select(0, rows),
+        k_cache.index_select(0, pages),
+        v_cache.index_select(0, pages),
+        local.to(table.dtype),
+        seq_lens.index_select(0, rows),
+        scale,
+    ]
 
 
 def _batch(
@@ -272,6 +302,18 @@ def _bench(model: str, batch: str, page: int, *sizes: int) -> dict:
     """A bench batch of one model's heads, named `<model>_<batch>_p<page>`."""
     name = f"{model}_{batch}_p{page}"
     return _batch(name, *sizes, page=page, **_heads(model), spare=False)
+
+
+def _limit(
+    name: str, page: int, *batch: int, hq: int, hkv: int, d: int, past: int = ELEMENTS
+) -> dict:
+    """A limit (SPEC.limits): a batch as a bench shape's (one spare page), in a cache whose
+    first N_low pages, `past` elements or more, no request owns, so that every page a request
+    owns starts at element `past` of its cache or later."""
+    dims = _batch(name, *batch, page=page, hq=hq, hkv=hkv, d=d, spare=False)["dims"]
+    low = -(-past // (page * hkv * d))
+    dims.update(N_low=low, N=dims["N"] + low)
+    return {"name": name, "dims": dims, "dtype": "bfloat16", "rows": "B"}
 
 
 SPEC = {
@@ -408,6 +450,21 @@ SPEC = {
         _gpu("gpt2_medium", "mha", 32, 16, 1000, 1, 1000, dists=["normal", "specials"]),
         _gpu("qwen3_235b_a22b", "strided", 16, 7, 3000, 2, 2500, layout="strided"),
     ],  # fmt: skip
+    # The GPU's limits (kernelgen/spec/limits.py), in one case: 65600 decode requests of
+    # Qwen3-30B-A3B's heads (32 query, 4 KV of 128) in vLLM's 16-token pages, 32800 of 32
+    # tokens (two full pages) and 32800 of 9 (one page, mid-page), shuffled: requests past a
+    # grid axis's 65535, over caches of 360545 pages (2953584640 elements each, 1.375 x 2^31)
+    # whose first 262144 pages (2^31 elements) no request owns (NaN). So every page a request
+    # owns starts at element 2^31 or later, and each sampled request, not only those around a
+    # boundary, reads through an offset an int32 `page * stride_page` wraps (262144 * 8192 =
+    # 2^31). Inputs: k_cache and v_cache 5907169280 bytes each, q 537395200 (65600 x 32 x 128
+    # bf16), block_table 524800 (65600 x 2 int32), seq_lens 262400: 12352520960 bytes (11.5
+    # GiB) of the 16 GiB a limit case may take. Drawn whole by make_inputs on the GPU (the table
+    # indexes the pool across requests), and judged on about 135 requests: the reference on
+    # them alone (limit_rows), a few hundred pages in float64.
+    "limits": [
+        _limit("pool_past_2g", 16, 65600, 32, 32800, 9, **_heads("qwen3_30b_a3b")),
+    ],
     # The batches of decode steps the kernel is timed on, each page size twice: many short
     # requests, many 4K ones, short and long ones mixed, and batches with one or two requests
     # of 32K to 128K among 4K ones (the split across SMs).
@@ -423,7 +480,7 @@ SPEC = {
 
 _bad = [
     s["name"]
-    for s in SPEC["sizes"] + SPEC["bench"]
+    for s in SPEC["sizes"] + SPEC["bench"] + SPEC["limits"]
     if not (
         1 <= s["dims"]["B_long"] <= s["dims"]["B"]
         and (s["dims"]["B_long"] == s["dims"]["B"] or 1 <= s["dims"]["L_rest"] <= s["dims"]["L"])
@@ -433,6 +490,6 @@ _bad = [
 ]
 if _bad:
     raise ValueError(
-        f"SPEC sizes/bench {_bad}: need 1 <= B_long <= B, 1 <= L_rest <= L when B_long < B, "
-        f"Hq a multiple of Hkv and a page of {list(PAGES)} tokens"
+        f"SPEC sizes/bench/limits {_bad}: need 1 <= B_long <= B, 1 <= L_rest <= L when "
+        f"B_long < B, Hq a multiple of Hkv and a page of {list(PAGES)} tokens"
     )

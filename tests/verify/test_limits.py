@@ -6,6 +6,13 @@ naming the row. On the GPU: a softmax with int32 row offsets and one with its ro
 y axis are rejected on a limit case after passing the smaller cases, and their int64, 1-D twin
 is accepted.
 
+decode_attn's limit (a paged KV cache: rows that index a pool) is drawn whole and gathered by
+its reference's limit_rows: at a scaled-down boundary on CPU, every page a request owns lies
+past it, the truth on the sampled requests alone is the whole reference's at them, and a kernel
+whose page offsets wrap is rejected on the first sampled request. On the GPU: a decode_attn
+with int32 page offsets and one with its requests on the grid's y axis are rejected on the
+limit case, and the seed is accepted.
+
 On CPU a limit case is forced through the judge by putting a small one (600 rows) on its grid:
 everything but the size is the real path (truth, calls, gather, compare)."""
 
@@ -21,7 +28,8 @@ import torch
 
 from kernelgen.errors import SpecError
 from kernelgen.spec import Case, Size, TensorInput, load_spec, resolve_dim
-from kernelgen.spec.limits import ELEMENTS, ROWS
+from kernelgen.spec.inputs import torch_dtype
+from kernelgen.spec.limits import ELEMENTS, MAX_INPUT_BYTES, ROWS
 from kernelgen.verify import limits, tensors, verify_candidate
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Rejected
@@ -250,6 +258,139 @@ def test_a_quantizer_is_judged_on_the_sampled_rows_of_both_outputs(tmp_path: Pat
         answers.judge_sampled(sampled.take((q, wrong)), inputs, case)
 
 
+# ---- a paged cache: decode_attn ----------------------------------------------------------------
+
+
+def test_decode_attn_reaches_both_limits_with_every_live_page_past_2g() -> None:
+    spec = load_spec("decode_attn")
+    (case,) = limits.limit_cases(spec)
+    dims = case.dims
+    page_elements = dims["page"] * dims["Hkv"] * dims["D"]  # the cache's page stride
+    assert case.limit == "B" and dims["B"] >= ROWS
+    assert dims["N"] * page_elements >= ELEMENTS
+    # No request owns a page before element 2^31: an int32 `page * stride_page` wraps for each.
+    assert dims["N_low"] * page_elements == ELEMENTS
+    _, owned = spec.module.live_tokens(dims)
+    assert dims["N"] == dims["N_low"] + owned + 1  # and one spare page past them
+    nbytes = {
+        t.name: math.prod(resolve_dim(d, dims) for d in t.shape)
+        * torch_dtype(case.dtype if t.dtype == "case" else t.dtype).itemsize
+        for t in spec.data.inputs
+        if isinstance(t, TensorInput)
+    }
+    # The figures the SPEC's comment gives.
+    assert nbytes == {
+        "q": 537395200,
+        "k_cache": 5907169280,
+        "v_cache": 5907169280,
+        "block_table": 524800,
+        "seq_lens": 262400,
+    }
+    assert sum(nbytes.values()) == 12352520960 <= MAX_INPUT_BYTES
+
+
+def _paged(b: int = 600, hq: int = 4, hkv: int = 2) -> Case:
+    """decode_attn's limit scaled down by its own maker of limits: `b` requests (half of 32
+    tokens, half of 9) of `hq` query and `hkv` KV heads of 16 in 16-token pages, past the
+    cache's first 2^12 elements (8 pages at 2 KV heads)."""
+    module = load_spec("decode_attn").module
+    limit = module._limit("tiny", 16, b, 32, b // 2, 9, hq=hq, hkv=hkv, d=16, past=1 << 12)
+    return _tiny("decode_attn", limit["dims"], "B", "float16")
+
+
+def test_a_paged_limit_is_drawn_whole_with_every_live_page_past_its_boundary() -> None:
+    spec = load_spec("decode_attn")
+    case = _paged()
+    dims = case.dims
+    low, page = dims["N_low"], dims["page"]
+    assert low * page * dims["Hkv"] * dims["D"] == 1 << 12
+    q, k, v, table, lens, scale = limits.draw(spec, case, 3, "cpu")
+    assert k.shape == v.shape == (dims["N"], page, 2, 16) and table.shape == (600, 2)
+    assert sorted(lens.unique().tolist()) == [9, 32] and int((lens == 32).sum()) == 300
+    owned = (lens + page - 1) // page
+    live = torch.arange(table.shape[1]) < owned[:, None]
+    mine = table[live]
+    # Every page a request owns is its own, and lies past the boundary.
+    assert int(mine.min()) >= low and mine.unique().numel() == mine.numel()
+    # The pages before it, and those the unused entries point at, hold no live token.
+    spare = torch.ones(dims["N"], dtype=torch.bool)
+    spare[mine.long()] = False
+    assert not spare[mine.long()].any() and spare[:low].all()
+    assert spare[table[~live].long()].all()
+    for cache in (k, v):
+        assert cache[spare].isnan().all()
+        tokens = cache[table.long()].flatten(1, 2)  # (B, P * page, Hkv, D)
+        live_tokens = torch.arange(tokens.shape[1]) < lens[:, None]
+        assert tokens[live_tokens].isfinite().all() and tokens[~live_tokens].isnan().all()
+    again = limits.draw(spec, case, 3, "cpu")
+    assert torch.equal(q, again[0]) and torch.equal(table, again[3])
+    assert torch.equal(k.view(torch.int16), again[1].view(torch.int16))  # NaN != NaN
+    other = limits.draw(spec, case, 4, "cpu")
+    assert not torch.equal(table, other[3]) and not torch.equal(q, other[0])
+
+
+def test_a_paged_limit_truth_is_the_whole_reference_at_the_sampled_requests(
+    tmp_path: Path,
+) -> None:
+    case = _paged()
+    answers, sampled, inputs = _truth("decode_attn", case, tmp_path)
+    rows = sampled.rows
+    assert 0 < rows.numel() < 600 and sampled.total == 600
+    # The sampled call reads only the pages its requests' table rows name.
+    table = inputs.args[3]
+    q, k, v, local, lens, _ = sampled.args
+    assert k.shape[0] == table[rows].unique().numel() < inputs.args[1].shape[0]
+    assert torch.equal(q, inputs.args[0][rows]) and torch.equal(lens, inputs.args[4][rows])
+    bits = torch.int16  # NaN != NaN: the pages compared bit for bit
+    assert torch.equal(k[local.long()].view(bits), inputs.args[1][table[rows].long()].view(bits))
+    spec = load_spec("decode_attn")
+    whole64 = spec.reference(
+        *[
+            a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in inputs.args
+        ]
+    )
+    whole = spec.reference(*inputs.args)
+    assert torch.equal(inputs.ref, sampled.take(whole64))
+    assert torch.equal(inputs.native, sampled.take(whole))
+    result = answers.judge_sampled(sampled.take(whole), inputs, case)
+    assert result.status == "passed" and result.note == f"checked on {rows.numel()} of 600 rows"
+    wrong = whole.clone()
+    wrong[-1] += 1.0
+    with pytest.raises(Rejected) as e:
+        answers.judge_sampled(sampled.take(wrong), inputs, case)
+    assert e.value.failure.reason.startswith("row 599 of 600: "), e.value.failure.reason
+
+
+@pytest.fixture(scope="module")
+def paged_judge() -> Iterator[Evaluator]:
+    """A CPU judge whose grid is decode_attn's limit scaled down: 40 requests of 2 query heads
+    on one KV head (all of them sampled: the interpreter runs a program at a time), past a
+    cache's first 2^12 elements."""
+    with Evaluator("decode_attn", "cpu", seed=5) as ev:
+        ev.grid = [_paged(40, hq=2, hkv=1)]
+        yield ev
+
+
+def test_a_paged_limit_case_accepts_the_seed_and_rejects_wrapped_pages_at_row_0(
+    paged_judge: Evaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    v = verify_candidate(
+        "decode_attn", ROOT / "seeds" / "decode_attn.py", device="cpu", evaluator=paged_judge
+    )
+    assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+    (case,) = v.cases
+    assert case.status == "passed" and case.note == "checked on 40 of 40 rows"
+    v = verify_candidate(
+        "decode_attn", LIMITS / "decode_attn_wraps_4096.py", device="cpu", evaluator=paged_judge
+    )
+    assert not v.accepted and v.category == "incorrect", (v.category, v.reason)
+    # Every request is past the boundary, not only those around one: the first sampled fails.
+    prefix = f"case {paged_judge.grid[0].name}: row 0 of 40: "
+    assert v.reason is not None and v.reason.startswith(prefix), v.reason
+
+
 def test_the_digest_is_the_same_slice_by_slice(monkeypatch: pytest.MonkeyPatch) -> None:
     """A limit case's inputs are digested a slice at a time (their int64 words at once would be
     GBs): the same digest as in one pass, and a change in a late slice still shows."""
@@ -336,6 +477,44 @@ def test_the_gpu_limits_reject_32_bit_offsets_and_a_row_grid_on_y(
     assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
 
 
+# decode_attn: the fixed cases are the smallest CPU one and the smallest GPU one.
+PAGED_CANDIDATES = [
+    ("decode_attn_int32_pages.py", "limit/pool_past_2g:"),
+    ("decode_attn_batch_on_y.py", "limit/pool_past_2g:"),
+]
+PAGED_FIXED = ["mid_page/float16/normal", "llama3_70b_8x4k_p64/bfloat16/normal"]
+
+
+@pytest.fixture(scope="module")
+def gpu_paged_judge() -> Iterator[Evaluator]:
+    with Evaluator("decode_attn", "cuda", seed=1) as ev:
+        ev.grid = [c for c in ev.grid if c.name in PAGED_FIXED or c.limit]
+        assert len(ev.grid) == len(PAGED_FIXED) + 1
+        yield ev
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(
+    ("path", "fails_on"),
+    [(LIMITS / n, f) for n, f in PAGED_CANDIDATES] + [(ROOT / "seeds" / "decode_attn.py", None)],
+    ids=[c[0] for c in PAGED_CANDIDATES] + ["seed"],
+)
+def test_the_gpu_paged_limit_rejects_int32_page_offsets_and_requests_on_y(
+    path: Path, fails_on: str | None, gpu_paged_judge: Evaluator
+) -> None:
+    v = verify_candidate("decode_attn", path, device="cuda", evaluator=gpu_paged_judge)
+    status = {c.name: c.status for c in v.cases}
+    assert all(status[n] == "passed" for n in PAGED_FIXED), (v.reason, status)
+    if fails_on is None:
+        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
+        return
+    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
+    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
+
+
 def test_every_limits_candidate_is_listed() -> None:
-    listed = {c[0] for c in GPU_CANDIDATES} | {"softmax_wraps_4096.py"}
+    listed = {c[0] for c in GPU_CANDIDATES + PAGED_CANDIDATES}
+    listed |= {"softmax_wraps_4096.py", "decode_attn_wraps_4096.py"}
     assert listed == {p.name for p in LIMITS.glob("*.py")}

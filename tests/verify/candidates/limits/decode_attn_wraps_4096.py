@@ -1,0 +1,85 @@
+"""The 32-bit offset bug of a paged cache at a size the interpreter runs: a page's offset in
+the cache wraps at 2^12 elements (as `page * stride_page` in int32 wraps at 2^31), so every page
+starting past element 4095 is read from an earlier one. Right on every cache of fewer than 4096
+elements; on a decode_attn limit case scaled down to a cache whose first 4096 elements no request
+owns (forced onto the CPU by tests/verify/test_limits.py) every request reads NaN pages, so the
+rejection names the first sampled row, row 0, not one near a boundary."""
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _decode_attn_kernel(
+    out_ptr, q_ptr, k_ptr, v_ptr, table_ptr, lens_ptr, scale, group, head_dim,
+    stride_qb, stride_qh, stride_qd,
+    stride_kp, stride_kt, stride_kh, stride_kd,
+    stride_vp, stride_vt, stride_vh, stride_vd,
+    stride_tb, stride_tp, stride_lb, stride_ob, stride_oh,
+    PAGE: tl.constexpr, BLOCK_D: tl.constexpr,
+):  # fmt: skip
+    b = tl.program_id(0).to(tl.int64)
+    h = tl.program_id(1).to(tl.int64)
+    kv_head = h // group
+    n = tl.load(lens_ptr + b * stride_lb)
+    ds = tl.arange(0, BLOCK_D)
+    d_ok = ds < head_dim
+    slots = tl.arange(0, PAGE)
+    q = tl.load(q_ptr + b * stride_qb + h * stride_qh + ds * stride_qd, mask=d_ok, other=0.0)
+    q = q.to(tl.float32)
+    m_i = tl.full([1], float("-inf"), tl.float32)
+    l_i = tl.zeros([1], tl.float32)
+    acc = tl.zeros([BLOCK_D], tl.float32)
+    for j in range(0, tl.cdiv(n, PAGE)):
+        page = tl.load(table_ptr + b * stride_tb + j * stride_tp).to(tl.int64)
+        k_page = (page * stride_kp) & 4095
+        v_page = (page * stride_vp) & 4095
+        live = j * PAGE + slots < n
+        mask = live[:, None] & d_ok[None, :]
+        k = tl.load(
+            k_ptr + k_page + slots[:, None] * stride_kt + kv_head * stride_kh
+            + ds[None, :] * stride_kd,
+            mask=mask, other=0.0,
+        ).to(tl.float32)  # fmt: skip
+        s = tl.sum(k * q[None, :], axis=1) * scale
+        s = tl.where(live, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, axis=0), propagate_nan=tl.PropagateNan.ALL)
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new)
+        v = tl.load(
+            v_ptr + v_page + slots[:, None] * stride_vt + kv_head * stride_vh
+            + ds[None, :] * stride_vd,
+            mask=mask, other=0.0,
+        ).to(tl.float32)  # fmt: skip
+        l_i = l_i * alpha + tl.sum(p, axis=0)
+        acc = acc * alpha + tl.sum(p[:, None] * v, axis=0)
+        m_i = m_new
+    tl.store(out_ptr + b * stride_ob + h * stride_oh + ds, (acc / l_i).to(out_ptr.dtype.element_ty),
+             mask=d_ok)  # fmt: skip
+
+
+def decode_attn(
+    q: torch.Tensor,
+    k_cache: torch.Tensor,
+    v_cache: torch.Tensor,
+    block_table: torch.Tensor,
+    seq_lens: torch.Tensor,
+    scale: float,
+) -> torch.Tensor:
+    batch, heads, head_dim = q.shape
+    page = k_cache.shape[1]
+    kv_heads = k_cache.shape[2]
+    out = torch.empty((batch, heads, head_dim), dtype=q.dtype, device=q.device)
+    if out.numel() == 0:
+        return out
+    _decode_attn_kernel[(batch, heads)](
+        out, q, k_cache, v_cache, block_table, seq_lens, scale, heads // kv_heads, head_dim,
+        q.stride(0), q.stride(1), q.stride(2),
+        k_cache.stride(0), k_cache.stride(1), k_cache.stride(2), k_cache.stride(3),
+        v_cache.stride(0), v_cache.stride(1), v_cache.stride(2), v_cache.stride(3),
+        block_table.stride(0), block_table.stride(1), seq_lens.stride(0),
+        out.stride(0), out.stride(1),
+        PAGE=page, BLOCK_D=triton.next_power_of_2(head_dim),
+    )  # fmt: skip
+    return out
