@@ -20,6 +20,7 @@ One job a module:
     routes        the torch entry points the spec declares, checked against the kernel
     library       building the new library beside the old one and swapping them
     promotion     promote()
+    imported      an imported problem's entry: kernelgen_ops.kernelbench (kernelbench.py)
     from_run      promotion from a run's candidate or a seed's bench record
     again         promote_again()
     catalog       what the project holds per operator (`kernelgen ops`, bench targets)

@@ -17,7 +17,8 @@ def promote_again(op: str, library: Path | None = None) -> Path:
     What changes is only what promotion derives from them (the module's header, the dispatch
     table), after a change to how kernelgen derives it. Returns the library folder."""
     library = (library or paths.library_dir()).resolve()
-    entry = load_manifest(library).ops.get(op)
+    manifest = load_manifest(library)
+    entry = manifest.ops.get(op) or manifest.kernelbench.get(op)
     if entry is None:
         raise PromoteError(
             f"{library / 'MANIFEST.json'}: no {op!r} in ops; nothing to promote again"

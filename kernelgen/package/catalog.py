@@ -21,7 +21,11 @@ def manifest() -> dict[str, Any]:
     except ValueError:
         raise UsageError(f"{path}: not valid JSON") from None
     ops = data.get("ops", data) if isinstance(data, dict) else {}
-    return ops if isinstance(ops, dict) else {}
+    ops = ops if isinstance(ops, dict) else {}
+    # Imported problems' kernels (kernelgen_ops.kernelbench) are the operators' peers here: each
+    # is listed as generated and can be benched with --generated.
+    imported = data.get("kernelbench") if isinstance(data, dict) else None
+    return {**imported, **ops} if isinstance(imported, dict) else ops
 
 
 def list_ops() -> list[dict[str, Any]]:

@@ -24,9 +24,10 @@ def times(x: float | None) -> str:
 def peer_name(p: Provenance) -> str:
     """What the record's 'eager' ran, so that no figure names an unnamed peer."""
     ref = f"references/{p.op}.py"
-    if p.peers == "eager":
-        return f"{ref}:eager, the op as torch users call it"
     spec = load_spec(p.op)
+    if p.peers == "eager":
+        called = "the problem's Model" if spec.data.origin is not None else "the op"
+        return f"{ref}:eager, {called} as torch users call it"
     if spec.eager is spec.reference:
         return f"{ref}:{p.op}, which is how torch users compute it"
     return f"{ref}:{p.op} as written, not {ref}:eager (the figures overstate the gain)"
@@ -55,9 +56,12 @@ def render_header(
     p: Provenance,
     dispatch: dict[str, dict[str, Any]] | None = None,
     best: BestPeer | None = None,
+    public: str | None = None,
 ) -> str:
+    """`public`: the name the library calls it by (kernelgen_ops.<op> where None)."""
     lines = [
-        f"kernelgen_ops.{p.op}: written by `kernelgen promote`; do not edit, promote again.",
+        f"{public or f'kernelgen_ops.{p.op}'}: written by `kernelgen promote`; do not edit, "
+        "promote again.",
         "The source below is the candidate as judged, except for this header, the two config",
         f"loads (TUNED, DEFAULT_CONFIG come from configs/{p.op}.json) and the last line (lean",
         "launches, see _launch.py); ruff leaves it as it is.",

@@ -32,11 +32,14 @@ _IMPORT_CHECK_TIMEOUT_S = 300
 PIPELINE_MODULES = ("kernelgen", "openai", "pydantic", "typer", "rich")
 
 
-def check_hand_written(library: Path, op: str) -> None:
-    """The hand-written files are there, and _contracts.py knows the operator."""
+def check_hand_written(library: Path, op: str, contract: bool = True) -> None:
+    """The hand-written files are there, and _contracts.py knows the operator (`contract`: an
+    imported problem has none; package/imported.py)."""
     missing = [name for name in HAND_WRITTEN if not (library / name).is_file()]
     if missing:
         raise PromoteError(f"{library}: missing {', '.join(missing)} (hand-written, kept in git)")
+    if not contract:
+        return
     tree = parse((library / "_contracts.py").read_text(), str(library / "_contracts.py"))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     needed = (f"check_{op}", f"fake_{op}", f"dims_{op}", f"torch_{op}")
@@ -73,6 +76,11 @@ spec.loader.exec_module(mod)
 missing = [op for op in mod.available() if not callable(getattr(mod, op, None))]
 if missing:
     sys.exit(f"operators in MANIFEST.json but not exposed: {missing}")
+if mod._runtime.manifest().get("kernelbench"):
+    import kernelgen_ops.kernelbench as kb
+    missing = [op for op in kb.available() if not callable(getattr(kb, op, None))]
+    if missing:
+        sys.exit(f"imported problems in MANIFEST.json but not exposed: {missing}")
 leaked = sorted({m.split(".")[0] for m in sys.modules} & set(sys.argv[2:]))
 if leaked:
     sys.exit(f"importing the library imports {leaked}")

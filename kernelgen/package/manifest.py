@@ -6,7 +6,15 @@ import hashlib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from kernelgen.errors import KernelgenError, first_error
 from kernelgen.records import now
@@ -124,10 +132,60 @@ class ManifestEntry(Provenance):
     )
 
 
+class Accepts(_Model):
+    """One parameter of an imported problem's kernel as the judge verified it: what the
+    library's call checks (kernelgen_ops/kernelbench.py), there being no hand-written contract."""
+
+    name: str
+    dtypes: list[str] = Field(
+        default_factory=list, description="a tensor's dtypes the cases drew; [] for a scalar"
+    )
+    rank: int | None = Field(None, description="a tensor's number of dims; None for a scalar")
+    contiguous: bool = Field(
+        False, description="only contiguous tensors were drawn for it (no layout applied)"
+    )
+    value: float | int | bool | None = Field(
+        None, description="a scalar's one value, every case's (the problem fixes it); None: drawn"
+    )
+
+
+class ImportedProblem(_Model):
+    """Where an imported problem came from (its reference's SPEC.origin, trimmed)."""
+
+    source: str = Field(description="the benchmark: kernelbench")
+    file: str
+    sha256: str
+    level: int
+    problem: int
+    title: str
+
+
+class ImportedEntry(ManifestEntry):
+    """An imported problem's kernel (a KernelBench Model's forward): exposed as
+    kernelgen_ops.kernelbench.<op>, the kernel always (package/imported.py says why)."""
+
+    origin: ImportedProblem
+    accepts: list[Accepts]
+
+
 class Manifest(_Model):
     format: Literal[1] = 1
     library: Literal["kernelgen_ops"] = "kernelgen_ops"
     ops: dict[str, ManifestEntry] = Field(default_factory=dict)
+    kernelbench: dict[str, ImportedEntry] = Field(
+        default_factory=dict,
+        description="imported problems' kernels, kept apart from the operators: "
+        "kernelgen_ops.kernelbench",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_an_empty_kernelbench(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # A library without imported problems writes MANIFEST.json as it did before they could
+        # be promoted: the operators' promotions stay byte for byte what they were.
+        data = handler(self)
+        if not self.kernelbench:
+            data.pop("kernelbench", None)
+        return data
 
 
 def sha256(source: str) -> str:

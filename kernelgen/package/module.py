@@ -43,8 +43,10 @@ def rewrite_module(
     provenance: Provenance,
     dispatch: dict[str, dict[str, Any]] | None = None,
     best: BestPeer | None = None,
+    public: str | None = None,
 ) -> str:
-    """The library module: header, then the source with its config tables loaded at run time."""
+    """The library module: header, then the source with its config tables loaded at run time.
+    `public`: the name the library calls it by, where not kernelgen_ops.<op>."""
     where = provenance.source
     tree = parse(source, where)
     if "_runtime" in _names(tree):
@@ -86,4 +88,4 @@ def rewrite_module(
     edits.append((at, at - 1, "\nfrom . import _runtime\n"))  # an insertion: no line replaced
     for first, last, text in sorted(edits, key=lambda e: e[0], reverse=True):
         lines[first - 1 : last] = [text]
-    return render_header(provenance, dispatch, best) + "".join(lines) + LEAN_LAUNCHES
+    return render_header(provenance, dispatch, best, public) + "".join(lines) + LEAN_LAUNCHES

@@ -9,6 +9,7 @@ from typing import Any
 
 from kernelgen import paths, tuning
 from kernelgen.package.dispatch import dispatch_table
+from kernelgen.package.imported import MODULE, accepts, imported, origin, render_kernelbench
 from kernelgen.package.init_module import render_init
 from kernelgen.package.library import (
     check_hand_written,
@@ -21,6 +22,7 @@ from kernelgen.package.library import (
 )
 from kernelgen.package.manifest import (
     Configs,
+    ImportedEntry,
     ManifestEntry,
     PromoteError,
     Provenance,
@@ -55,6 +57,9 @@ def promote(
     ({"4096x4096": {"num_warps": 8}}); None takes the source's own TUNED table, keyed by the
     provenance's device. Tables of an earlier source of `op` are dropped: they were tuned for
     another kernel.
+
+    An imported problem (SPEC.origin) becomes kernelgen_ops.kernelbench.<op>: the kernel always,
+    with neither dispatch table nor routes, and no hand-written contract (package/imported.py).
     """
     library = (library or paths.library_dir()).resolve()
     if provenance.op != op:
@@ -78,26 +83,32 @@ def promote(
             raise PromoteError(
                 f"{where}: has no literal TUNED table to load the tuned configs into"
             )
+    problem = imported(op)
     # The contract first (checked again under the lock): the dispatch table needs the spec.
-    check_hand_written(library, op)
-    dispatch = dispatch_table(op, provenance)
+    check_hand_written(library, op, contract=problem is None)
+    dispatch = dispatch_table(op, provenance) if problem is None else {}
     best = best_peer(op, provenance)
-    module = rewrite_module(op, source, provenance, dispatch, best)
+    public = f"kernelgen_ops.{MODULE}.{op}" if problem is not None else None
+    module = rewrite_module(op, source, provenance, dispatch, best, public)
     config_json = {"op": op, "sha256": provenance.sha256, "default": default, "devices": configs}
-    entry = ManifestEntry(
+    fields = dict(
         **provenance.model_dump(),
         params=params,
         returns=returns,
         summary=summary,
         tuned_on=sorted(configs),
-        routes=declared_routes(op, params, provenance),
         best_peer=best,
+    )
+    entry = (
+        ManifestEntry(**fields, routes=declared_routes(op, params, provenance))
+        if problem is None
+        else ImportedEntry(**fields, origin=origin(problem), accepts=accepts(problem))
     )
 
     library.parent.mkdir(parents=True, exist_ok=True)
     with locked(library.parent):
         recover(library)
-        check_hand_written(library, op)
+        check_hand_written(library, op, contract=problem is None)
         # Where the kernel won, from the same record as the provenance (see _runtime).
         config_json["dispatch"] = (
             {device_key(provenance.device, provenance.triton): dispatch}
@@ -105,7 +116,10 @@ def promote(
             else {}
         )
         manifest = load_manifest(library)
-        manifest.ops[op] = entry
+        if isinstance(entry, ImportedEntry):
+            manifest.kernelbench[op] = entry
+        else:
+            manifest.ops[op] = entry
         new = new_folder(library)
         try:
             shutil.copytree(library, new, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -114,6 +128,8 @@ def promote(
             (new / "configs" / f"{op}.json").write_text(_json(config_json))
             (new / "MANIFEST.json").write_text(manifest.model_dump_json(indent=2) + "\n")
             (new / "__init__.py").write_text(render_init(manifest))
+            if manifest.kernelbench:
+                (new / f"{MODULE}.py").write_text(render_kernelbench(manifest))
             validate(new)
             if check_import:
                 import_check(new)
