@@ -419,15 +419,18 @@ def profile(run_id: str, candidate: str | None = None, shape: str | None = None)
     names = [b.name for b in spec.data.bench]
     if shape is None:
         shape = worst_shape(bench) or names[0]
-    if shape not in names:
+    # A run recorded before its shapes were renamed names them by their former names.
+    named = spec.data.bench_named(shape)
+    if named is None:
         raise UsageError(f"{run.op}: no bench shape {shape!r}; expected one of: {', '.join(names)}")
+    shape = named.name
     _device("cuda")
     source = (
         seed_path(run.op)
         if candidate == "seed"
         else store.candidate_path(run.op, run.id, candidate)
     )
-    dtype = next(b.dtype for b in spec.data.bench if b.name == shape)
+    dtype = named.dtype
     command, kernels, gpu = profile_file(run.op, source, shape, seed=run.settings.seed)
     result = ProfileResult(
         op=run.op,

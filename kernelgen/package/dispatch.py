@@ -35,14 +35,14 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
     """Per benchmark shape of a measured provenance, under its bucket key (the spec's bucket
     dims rounded up to powers of two, as in the tuned tables): whether the kernel beat torch's
     op per call by DISPATCH_MARGIN, host time included at launch-bound shapes (_host_counts).
-    Shapes without an eager time, or no longer in the spec, are left out (no evidence)."""
+    Shapes without an eager time, or no longer in the spec, are left out (no evidence); a shape
+    renamed since keeps its rows, found by the name it was timed under (BenchShape.was)."""
     if not provenance.measured or not provenance.speedups:
         return {}
     spec = load_spec(op)
-    by_name = {b.name: b for b in spec.data.bench}
     table: dict[str, dict[str, object]] = {}
     for s in provenance.speedups:
-        bench = by_name.get(s.shape)
+        bench = spec.data.bench_named(s.shape)
         eager_us = s.eager_us
         if eager_us is None and s.eager:  # a record from before the raw times were kept
             eager_us = s.median_us * s.eager

@@ -206,6 +206,11 @@ class BenchShape(_Strict):
         default_factory=dict, description="per-input literal shape overriding its `shape`"
     )
     dtype: DType = Field("bfloat16", description="the dtype it is timed in")
+    was: list[str] = Field(
+        default_factory=list,
+        description="names it was timed under before it was renamed: records that name it so "
+        "(dispatch rows, a run's worst shape) still find it",
+    )
 
 
 class Tolerance(_Strict):
@@ -286,9 +291,11 @@ class SpecData(_Strict):
         for group, items in (("sizes", self.sizes), ("bench", self.bench)):
             seen: set[str] = set()
             for item in items:
-                if item.name in seen:
-                    raise ValueError(f"{group}: duplicate name {item.name!r}")
-                seen.add(item.name)
+                # A former name is a name still: two shapes under one would split a record.
+                for name in (item.name, *getattr(item, "was", ())):
+                    if name in seen:
+                        raise ValueError(f"{group}: duplicate name {name!r}")
+                    seen.add(name)
                 for t in tensors:
                     if t.name in item.shapes:
                         continue
@@ -320,6 +327,10 @@ class SpecData(_Strict):
                 raise ValueError(f"domain.{e}") from None
         check_limits(self.limits, tensors, needed, self.dtypes, resolve_dim)
         return self
+
+    def bench_named(self, name: str) -> BenchShape | None:
+        """The bench shape a record names: by its name, or by one it was timed under before."""
+        return next((b for b in self.bench if name == b.name or name in b.was), None)
 
 
 class Case(_Strict):

@@ -200,7 +200,10 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
         [{"name": "odd", "dims": {"rows": 37, "cols": 1823}, "interpreter": True}],
         "softmax",
     ),
-    "SpecData.bench": ([{"name": "1x32000", "dims": {"rows": 1, "cols": 32000}}], "softmax"),
+    "SpecData.bench": (
+        [{"name": "mixtral_8x7b_1x32000", "dims": {"rows": 1, "cols": 32000}, "was": ["1x32000"]}],
+        "softmax",
+    ),
     "SpecData.reduction": ("cols", "softmax"),
     "SpecData.bucket": (["rows", "cols"], "softmax"),
     "SpecData.tolerances": (
@@ -305,9 +308,10 @@ EXAMPLES: dict[str, tuple[Any, str]] = {
     "Size.interpreter": (True, "softmax's odd"),
     "Size.dtypes": (["float16", "bfloat16"], "softmax's many_rows"),
     "Size.dists": (["normal", "wide", "neg_inf", "specials"], "softmax's odd"),
-    "BenchShape.name": ("1x32000", "softmax"),
+    "BenchShape.name": ("mixtral_8x7b_1x32000", "softmax: a model's, kernelgen/spec/models.py"),
     "BenchShape.dims": ({"rows": 1, "cols": 32000}, "softmax"),
     "BenchShape.dtype": ("float32", "topk"),
+    "BenchShape.was": (["1x32000"], "softmax's mixtral_8x7b_1x32000"),
     "Tolerance.rtol": (1.6e-2, "bfloat16's default"),
     "Tolerance.atol": (1e-5, "bfloat16's default"),
     "Cost.bytes": (128000, "softmax at 1x32000 in bf16: 2 * rows * cols * itemsize"),
