@@ -35,6 +35,13 @@ operator is memory-bound; the speed to reach is the copy ceiling.
 import torch
 
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.models import MODELS, named
+
+# What DeepSeek quantizes before an FP8 GEMM (kernelgen/spec/models.py): V3's hidden (7168
+# wide, 56 groups a row), and V3.2's indexer q (64 heads of 128 a token, one group a row,
+# deepseek-ai/DeepSeek-V3.2-Exp inference/model.py).
+HIDDEN = MODELS["deepseek_v3"].hidden
+INDEXER = MODELS["deepseek_v3.2"]
 
 GROUP = 128
 E4M3_MAX = 448.0
@@ -238,10 +245,22 @@ SPEC = {
         _gpu("prefill_7168", 4096, 7168, dists=["normal"]),
         _gpu("rows_past_gpu_grid", 20011, 256, dtypes=["bfloat16", "float16"], dists=["normal"]),
         _gpu("strided_gpu", 333, 7168, layout="strided", dtypes=["bfloat16"], dists=["normal"]),
+        # The indexer's q of 65 tokens: rows of one group each.
+        _gpu(
+            "deepseek_v3.2_index_q",
+            65 * INDEXER.index_heads,
+            INDEXER.index_head_dim,
+            dtypes=["bfloat16"],
+            dists=["normal"],
+        ),
     ],
+    # DeepSeek-V3's hidden at a decode batch of 16 and prefills of 4096 and 16384 tokens, and
+    # DeepSeek-V3.2's indexer q of 1024 tokens: 65536 rows of one group, where a kernel that
+    # maps a row to a program has one group's work per program.
     "bench": [
-        {"name": "16x7168", "dims": {"M": 16, "K": 7168}},
-        {"name": "4096x7168", "dims": {"M": 4096, "K": 7168}},
-        {"name": "16384x7168", "dims": {"M": 16384, "K": 7168}},
+        named("deepseek_v3", {"M": 16, "K": HIDDEN}, was="16x7168"),
+        named("deepseek_v3", {"M": 4096, "K": HIDDEN}, was="4096x7168"),
+        named("deepseek_v3", {"M": 16384, "K": HIDDEN}, was="16384x7168"),
+        named("deepseek_v3.2", {"M": 1024 * INDEXER.index_heads, "K": INDEXER.index_head_dim}),
     ],
 }

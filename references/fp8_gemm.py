@@ -28,6 +28,7 @@ import torch
 
 from kernelgen.spec import Size
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.models import MODELS, named
 
 BLOCK = 128
 E4M3_MAX = 448.0
@@ -177,6 +178,23 @@ def _cpu(name: str, m: int, n: int, k: int, **extra) -> dict:
     return _size(name, m, n, k, interpreter=True, **extra)
 
 
+# DeepSeek-V3's linear layers, (N, K) of each weight (kernelgen/spec/models.py): the shared
+# expert's down projection (its 2048 -> hidden) and fused gate and up projections (hidden ->
+# 2 x 2048), the attention's output projection (128 heads x v_head_dim 128 -> hidden) and its
+# q down-projection (hidden -> q_lora_rank).
+_V3 = MODELS["deepseek_v3"]
+DOWN = (_V3.hidden, _V3.expert_intermediate)
+GATE_UP = (2 * _V3.expert_intermediate, _V3.hidden)
+WO = (_V3.hidden, _V3.heads * _V3.v_head_dim)
+WQ_A = (_V3.q_lora_rank, _V3.hidden)
+
+
+def _v3(m: int, weight: tuple[int, int], was: str | None = None) -> dict:
+    """M tokens through one of DeepSeek-V3's weights, timed with fp32 cases (SPEC.dtypes)."""
+    n, k = weight
+    return named("deepseek_v3", {"M": m, "N": n, "K": k}, was=was, dtype="float32")
+
+
 SPEC = {
     "inputs": [
         # Activations as act_quant writes them; rows may be padded (a view into a wider buffer).
@@ -264,9 +282,21 @@ SPEC = {
         _size("decode_one_4096x7168", 1, 4096, 7168),
         _size("wkv_a_gpu", 1999, 576, 7168, dists=["uniform"]),
         _size("strided_gpu", 333, 7168, 2048, layout="strided", dists=["normal"]),
+        # The two weights the bench adds, at the bench's prefill: the longest K (128 scale
+        # blocks a row) and the narrowest N.
+        _size("prefill_wo", 4096, *WO, dists=["normal"]),
+        _size("prefill_wq_a", 4096, *WQ_A, dists=["uniform"]),
     ],
+    # DeepSeek-V3's down projection at a decode batch of 16, at 128 tokens and at a 4096-token
+    # prefill, and at that prefill its gate and up projections, its attention's output
+    # projection (K = 16384, the longest) and q down-projection (N = 1536, 12 column tiles of
+    # 128 where the others have 32 to 56): the prefill shapes are where fp8 must beat bf16.
     "bench": [
-        {"name": f"{m}x{n}x{k}", "dims": {"M": m, "N": n, "K": k}, "dtype": "float32"}
-        for m, n, k in ((16, 7168, 2048), (128, 7168, 2048), (4096, 7168, 2048), (4096, 4096, 7168))
+        _v3(16, DOWN, was="16x7168x2048"),
+        _v3(128, DOWN, was="128x7168x2048"),
+        _v3(4096, DOWN, was="4096x7168x2048"),
+        _v3(4096, GATE_UP, was="4096x4096x7168"),
+        _v3(4096, WO),
+        _v3(4096, WQ_A),
     ],
 }

@@ -34,6 +34,7 @@ import torch.nn.functional as F
 
 from kernelgen.spec import BenchShape, Size
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.models import MODELS, named
 
 # Routing of a correctness case, named by the first word of its size's name:
 #   uniform     each token picks k distinct experts uniformly at random;
@@ -173,8 +174,37 @@ def _gpu(name: str, m: int, e: int, k: int, h: int, i: int, **extra) -> dict:
     return {"name": name, "dims": dims, "dtypes": ["bfloat16"], "dists": ["normal"], **extra}
 
 
-QWEN = {"e": 128, "k": 8, "h": 2048, "i": 768}  # Qwen3-30B-A3B's experts
-MIXTRAL = {"e": 8, "k": 2, "h": 4096, "i": 1792}  # Mixtral-8x7B-like, TP 8: I = 14336 / 8
+def _experts(model: str, tp: int = 1) -> dict[str, int]:
+    """A model's routed experts (kernelgen/spec/models.py) as one GPU of `tp` holds them under
+    tensor parallelism: every expert, each a 1/tp slice of its intermediate width, which is
+    the problem a serving engine's fused_moe sees per GPU (vLLM's tuned configs are named by
+    it: E=8,N=1792 for Mixtral-8x7B over 8 GPUs)."""
+    dims = MODELS[model]
+    return {
+        "e": dims.experts,
+        "k": dims.top_k,
+        "h": dims.hidden,
+        "i": dims.expert_intermediate // tp,
+    }
+
+
+QWEN = _experts("qwen3_30b_a3b")  # 128 experts top-8, H 2048, I 768: one GPU holds them all
+MIXTRAL = _experts("mixtral_8x7b", tp=8)  # 8 experts top-2, H 4096, I 14336 / 8 = 1792
+# DeepSeek-V3 (256 experts top-8, H 7168, I 2048) and Qwen3-235B-A22B (128 experts top-8, H 4096,
+# I 1536) over 8 GPUs, as one node of H200s serves them: I of 256 and 192 (vLLM ships H200
+# configs for both: E=256,N=256 in fp8, E=128,N=192). Unsharded, DeepSeek-V3's experts are
+# 22.5 GB in bf16, each bench input set and each truth variant a copy.
+DEEPSEEK_V3_TP8 = _experts("deepseek_v3", tp=8)
+QWEN3_235B_TP8 = _experts("qwen3_235b_a22b", tp=8)
+
+
+def _bench(model: str, m: int, tp: int = 1, was: str | None = None) -> dict:
+    """M tokens through a model's experts on one of `tp` GPUs, named `<model>_M<m>` (or
+    `<model>_tp<tp>_M<m>`)."""
+    e = _experts(model, tp)
+    dims = {"M": m, "E": e["e"], "k": e["k"], "H": e["h"], "I": e["i"]}
+    return named(model, dims, label=(f"tp{tp}_" if tp > 1 else "") + f"M{m}", was=was)
+
 
 SPEC = {
     "inputs": [
@@ -246,14 +276,21 @@ SPEC = {
         _gpu("skewed_mixtral_1024", 1024, **MIXTRAL),
         _gpu("uniform_mixtral_4096", 4096, **MIXTRAL, dists=["uniform"]),
         _gpu("idle_odd_gpu", 333, 20, 3, 1031, 271, dtypes=["bfloat16", "float16"]),
+        # The bench's 8-GPU slices: DeepSeek-V3's 256 experts with a few hot ones and many
+        # idle (2.8 GB of weights), Qwen3-235B-A22B's 128 at an odd M.
+        _gpu("skewed_deepseek_v3_tp8_128", 128, **DEEPSEEK_V3_TP8),
+        _gpu("uniform_qwen3_235b_tp8_333", 333, **QWEN3_235B_TP8, dists=["uniform"]),
     ],
+    # Qwen3-30B-A3B's experts on one GPU and Mixtral-8x7B's over 8, each from one decode token
+    # to a 4096-token prefill; DeepSeek-V3's over 8 GPUs at a decode batch of 128 (1024 slots:
+    # all 256 experts read for 4 tokens each, the weights' bytes the whole cost) and
+    # Qwen3-235B-A22B's over 8 at a 4096-token prefill (256 tokens an expert through an I of
+    # 192: compute-bound GEMMs narrower than any other shape's).
     "bench": [
-        {
-            "name": f"M{m}_E{model['e']}k{model['k']}",
-            "dims": {"M": m, "E": model["e"], "k": model["k"], "H": model["h"], "I": model["i"]},
-        }
-        for model in (QWEN, MIXTRAL)
-        for m in (1, 16, 128, 1024, 4096)
+        *(_bench("qwen3_30b_a3b", m, was=f"M{m}_E128k8") for m in (1, 16, 128, 1024, 4096)),
+        *(_bench("mixtral_8x7b", m, tp=8, was=f"M{m}_E8k2") for m in (1, 16, 128, 1024, 4096)),
+        _bench("deepseek_v3", 128, tp=8),
+        _bench("qwen3_235b_a22b", 4096, tp=8),
     ],
 }
 

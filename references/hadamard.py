@@ -18,6 +18,13 @@ import math
 
 import torch
 
+from kernelgen.spec.models import MODELS, named
+
+# DeepSeek-V3.2's lightning indexer rotates its q (index_n_heads 64 of 128 a token) and its k
+# (one of 128 a token) with this transform before it quantizes them to fp8
+# (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py, rotate_activation).
+INDEXER = MODELS["deepseek_v3.2"]
+
 
 def hadamard(x: torch.Tensor) -> torch.Tensor:
     acc = torch.promote_types(x.dtype, torch.float32)
@@ -152,9 +159,21 @@ SPEC = {
             "dists": ["normal"],
         },
     ],
+    # The indexer's q rotations of 64 and 1024 tokens (64 heads of 128 each; the first also
+    # 4096 tokens' k), and 4096 x 4096, no model's: no config we read asks for a rotation that
+    # wide, 4096 being the hidden of Qwen3-8B and Llama-3-8B, the width rotation-quantized
+    # models (QuaRot, SpinQuant) rotate.
     "bench": [
-        {"name": "4096x128", "dims": {"rows": 4096, "D": 128}},
-        {"name": "65536x128", "dims": {"rows": 65536, "D": 128}},
+        named(
+            "deepseek_v3.2",
+            {"rows": 64 * INDEXER.index_heads, "D": INDEXER.index_head_dim},
+            was="4096x128",
+        ),
+        named(
+            "deepseek_v3.2",
+            {"rows": 1024 * INDEXER.index_heads, "D": INDEXER.index_head_dim},
+            was="65536x128",
+        ),
         {"name": "4096x4096", "dims": {"rows": 4096, "D": 4096}},
     ],
 }

@@ -6,6 +6,13 @@ Memory traffic: read x, write y (2 * numel * itemsize) plus the weight once; ~4 
 
 import torch
 
+from kernelgen.spec.models import MODELS, named
+
+# The hidden widths the bench normalizes (kernelgen/spec/models.py), and Qwen3's per-head norm.
+QWEN3_8B = MODELS["qwen3_8b"]  # hidden 4096 (Llama-3-8B's and Qwen3-235B-A22B's too)
+DEEPSEEK_V3 = MODELS["deepseek_v3"].hidden  # 7168
+LLAMA3_70B = MODELS["llama3_70b"].hidden  # 8192
+
 
 def rms_norm(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
     # At least fp32; float64 when the harness evaluates the ground truth on upcast inputs.
@@ -23,6 +30,10 @@ def eager(x: torch.Tensor, weight: torch.Tensor, eps: float = 1e-6) -> torch.Ten
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
     n = dims["rows"] * dims["cols"]
     return {"bytes": (2 * n + dims["cols"]) * itemsize, "flops": 4 * n}
+
+
+def _rows(model: str, rows: int, cols: int, was: str | None = None) -> dict:
+    return named(model, {"rows": rows, "cols": cols}, was=was)
 
 
 SPEC = {
@@ -170,13 +181,27 @@ SPEC = {
             "dtypes": ["float16", "bfloat16"],
             "dists": ["normal", "specials"],
         },
+        # Qwen3's q norm at its bench width: 1031 tokens' 32 heads of 128 (Qwen3-8B), a prime
+        # token count, in bf16.
+        {
+            "name": "qwen3_8b_qk_norm",
+            "dims": {"rows": 1031 * QWEN3_8B.heads, "cols": QWEN3_8B.head_dim},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal", "small"],
+        },
     ],
+    # Hidden widths: Qwen3-8B's 4096, DeepSeek-V3's 7168 and Llama-3-70B's 8192, at decode (1
+    # and 8 tokens: launch-bound), a decode batch of 64, and prefills of 4096 and 16384 tokens
+    # (bandwidth). And Qwen3's q/k norm: an RMSNorm per head of 128 (its attention's q_norm
+    # and k_norm), here 4096 tokens x Qwen3-8B's 32 query heads: 32x the rows of the hidden's,
+    # each 32x narrower, a width no other shape has.
     "bench": [
-        {"name": "4096x4096", "dims": {"rows": 4096, "cols": 4096}},
-        {"name": "16384x8192", "dims": {"rows": 16384, "cols": 8192}},
-        {"name": "64x7168", "dims": {"rows": 64, "cols": 7168}},
-        {"name": "1x4096", "dims": {"rows": 1, "cols": 4096}},
-        {"name": "8x7168", "dims": {"rows": 8, "cols": 7168}},
+        _rows("qwen3_8b", 4096, QWEN3_8B.hidden, was="4096x4096"),
+        _rows("llama3_70b", 16384, LLAMA3_70B, was="16384x8192"),
+        _rows("deepseek_v3", 64, DEEPSEEK_V3, was="64x7168"),
+        _rows("qwen3_8b", 1, QWEN3_8B.hidden, was="1x4096"),
+        _rows("deepseek_v3", 8, DEEPSEEK_V3, was="8x7168"),
+        _rows("qwen3_8b", 4096 * QWEN3_8B.heads, QWEN3_8B.head_dim),
     ],
     # The torch call kernelgen_ops.enable() may send to the kernel (nn.RMSNorm calls it): one
     # normalized dimension, the last, with a weight. eps=None is torch's default: float32's

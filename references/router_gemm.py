@@ -14,8 +14,12 @@ import math
 import torch
 
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.models import MODELS, named
 
 TOP_K = 8
+# A router scores N experts over a hidden of K (kernelgen/spec/models.py): DeepSeek-V3's 256
+# over 7168, Qwen3-235B-A22B's 128 over 4096.
+QWEN3_MOE = MODELS["qwen3_235b_a22b"]
 
 # The bound on |score - float64 score|, per score, relative to R = sqrt(sum_k (x_k * w_k)^2): the
 # size that the rounding errors of K products with random signs sum up to (sqrt(K) for unit
@@ -125,6 +129,12 @@ def _gpu(name: str, m: int, n: int, k: int, **extra) -> dict:
     return {"name": name, "dims": {"M": m, "N": n, "K": k}, "dtypes": ["bfloat16"], **extra}
 
 
+def _router(model: str, m: int, was: str | None = None) -> dict:
+    """M tokens through a model's router: its experts (N) over its hidden (K)."""
+    dims = MODELS[model]
+    return named(model, {"M": m, "N": dims.experts, "K": dims.hidden}, was=was)
+
+
 SPEC = {
     "inputs": [
         # Hidden states: bf16 in the models (the case dtype). Triton's interpreter computes bf16
@@ -207,8 +217,9 @@ SPEC = {
             "interpreter": True,
             "dists": ["normal"],
         },
-        # GPU: the model shapes (DeepSeek-V3 7168 x 256, Qwen3-MoE-like 4096 x 192), decode to
-        # prefill, and one odd shape with tails in every dim.
+        # GPU: the bench's routers (DeepSeek-V3's 256 experts over 7168, 192 over 4096, and
+        # Qwen3-235B-A22B's 128 over 4096), decode to prefill, and one odd shape with tails in
+        # every dim.
         _gpu("decode_7168", 1, 256, 7168),
         _gpu("batch_7168", 128, 256, 7168),
         _gpu("prefill_7168", 4096, 256, 7168),
@@ -217,12 +228,21 @@ SPEC = {
         _gpu("prefill_4096", 4096, 192, 4096, dists=["normal"]),
         _gpu("odd_gpu", 1999, 200, 4099, dtypes=["bfloat16", "float16"], dists=["uniform"]),
         _gpu("strided_gpu", 333, 256, 7168, layout="strided", dists=["normal"]),
+        _gpu("qwen3_235b_a22b_decode", 1, QWEN3_MOE.experts, QWEN3_MOE.hidden),
+        _gpu("qwen3_235b_a22b_mid", 333, QWEN3_MOE.experts, QWEN3_MOE.hidden, dists=["normal"]),
     ],
+    # DeepSeek-V3's router at decode, a decode batch of 128 and a 4096-token prefill, and
+    # Qwen3-235B-A22B's at decode and prefill (128 experts: an N-bucket of its own, where the
+    # dispatch table otherwise answers from 192's, rounded up to 256). 192 x 4096 is no model's
+    # we checked: its hidden is Qwen3-235B-A22B's, its expert count nobody's in
+    # kernelgen/spec/models.py; its nine M are the row buckets the shipped dispatch rows at
+    # K = 4096 were measured at.
     "bench": [
         *(
             {"name": f"{m}x192x4096", "dims": {"M": m, "N": 192, "K": 4096}}
             for m in (1, 16, 48, 96, 208, 512, 1024, 2048, 4096)
         ),
-        *({"name": f"{m}x256x7168", "dims": {"M": m, "N": 256, "K": 7168}} for m in (1, 128, 4096)),
+        *(_router("deepseek_v3", m, was=f"{m}x256x7168") for m in (1, 128, 4096)),
+        *(_router("qwen3_235b_a22b", m) for m in (1, 4096)),
     ],
 }

@@ -7,6 +7,13 @@ The gated activation of SwiGLU MLPs. Memory traffic: read 2d, write d per row
 import torch
 import torch.nn.functional as F
 
+from kernelgen.spec.models import MODELS, named
+
+# FFN widths d of the models the bench shapes run (kernelgen/spec/models.py).
+LLAMA3_8B = MODELS["llama3_8b"].intermediate  # 14336, Mixtral-8x7B's experts' too
+LLAMA3_70B = MODELS["llama3_70b"].intermediate  # 28672
+DEEPSEEK_V3 = MODELS["deepseek_v3"]  # dense layers 18432, experts 2048, top-8
+
 
 def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
     d = x.shape[-1] // 2
@@ -16,6 +23,10 @@ def silu_and_mul(x: torch.Tensor) -> torch.Tensor:
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
     n = dims["rows"] * dims["d"]
     return {"bytes": 3 * n * itemsize, "flops": 6 * n}
+
+
+def _rows(model: str, rows: int, d: int, was: str | None = None) -> dict:
+    return named(model, {"rows": rows, "d": d}, was=was)
 
 
 SPEC = {
@@ -159,11 +170,34 @@ SPEC = {
             "dtypes": ["float16", "bfloat16"],
             "dists": ["normal", "specials"],
         },
+        # The widths the bench adds, in the models' bf16: Llama-3-70B's FFN over 1031 tokens
+        # (a prime count), and DeepSeek-V3's experts' over those tokens' 8 expert slots each.
+        {
+            "name": "llama3_70b_ffn",
+            "dims": {"rows": 1031, "d": LLAMA3_70B},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal"],
+        },
+        {
+            "name": "deepseek_v3_experts",
+            "dims": {"rows": 1031 * DEEPSEEK_V3.top_k, "d": DEEPSEEK_V3.expert_intermediate},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal"],
+        },
     ],
+    # FFN widths: Llama-3-8B's 14336 (a 4096-token prefill and one decode token), DeepSeek-V3's
+    # dense layers' 18432 (a decode batch of 64), Llama-3-70B's 28672 (a 4096-token prefill in
+    # the 32768-wide bucket, which held that decode batch only), and DeepSeek-V3's experts'
+    # 2048 over 4096 tokens' 8 expert slots each, the activation between a MoE's two GEMMs
+    # where they are not fused (vLLM's and SGLang's fused_moe call it there): many narrow rows.
+    # 16384 x 4096 is no model's: d = 4096 is nearest Llama-3-70B's 28672 split 8 ways (3584),
+    # the width a tensor-parallel server's activation sees.
     "bench": [
-        {"name": "4096x14336", "dims": {"rows": 4096, "d": 14336}},
-        {"name": "64x18432", "dims": {"rows": 64, "d": 18432}},
+        _rows("llama3_8b", 4096, LLAMA3_8B, was="4096x14336"),
+        _rows("deepseek_v3", 64, DEEPSEEK_V3.intermediate, was="64x18432"),
         {"name": "16384x4096", "dims": {"rows": 16384, "d": 4096}},
-        {"name": "1x14336", "dims": {"rows": 1, "d": 14336}},
+        _rows("llama3_8b", 1, LLAMA3_8B, was="1x14336"),
+        _rows("llama3_70b", 4096, LLAMA3_70B),
+        _rows("deepseek_v3", 4096 * DEEPSEEK_V3.top_k, DEEPSEEK_V3.expert_intermediate),
     ],
 }

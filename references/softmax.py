@@ -7,6 +7,14 @@ Memory traffic: read x once, write y once (2 * numel * itemsize bytes); about 5 
 
 import torch
 
+from kernelgen.spec.models import MODELS, named
+
+# Vocabularies of the models whose sampling steps are bench shapes (kernelgen/spec/models.py).
+QWEN3 = MODELS["qwen3_8b"].vocab  # 151936, every Qwen3's
+LLAMA3 = MODELS["llama3_70b"].vocab  # 128256
+DEEPSEEK_V3 = MODELS["deepseek_v3"].vocab  # 129280
+MIXTRAL = MODELS["mixtral_8x7b"].vocab  # 32000, as Llama-2's and Mistral-7B's
+
 
 def softmax(x: torch.Tensor) -> torch.Tensor:
     return torch.softmax(x, dim=-1)
@@ -15,6 +23,10 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
 def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
     n = dims["rows"] * dims["cols"]
     return {"bytes": 2 * n * itemsize, "flops": 5 * n}
+
+
+def _vocab(model: str, rows: int, vocab: int, was: str | None = None) -> dict:
+    return named(model, {"rows": rows, "cols": vocab}, was=was)
 
 
 SPEC = {
@@ -144,9 +156,24 @@ SPEC = {
         },
         {
             "name": "vocab",
-            "dims": {"rows": 64, "cols": 151936},
+            "dims": {"rows": 64, "cols": QWEN3},
             "dtypes": ["bfloat16"],
             "dists": ["normal", "wide"],
+        },
+        # The 128K vocabularies the bench shapes below add (a 131072-wide bucket): many rows
+        # of DeepSeek-V3's, and one row of Llama-3's, the decode step a kernel may split
+        # across programs.
+        {
+            "name": "deepseek_v3_vocab",
+            "dims": {"rows": 64, "cols": DEEPSEEK_V3},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal", "wide"],
+        },
+        {
+            "name": "llama3_70b_decode",
+            "dims": {"rows": 1, "cols": LLAMA3},
+            "dtypes": ["bfloat16"],
+            "dists": ["normal", "neg_inf"],
         },
         {
             "name": "square",
@@ -185,21 +212,32 @@ SPEC = {
             "dists": ["normal", "specials"],
         },
     ],
+    # Sampling over a model's vocabulary (one decode step: 1 row; a batch of 16; 256 rows of
+    # a prefill's logits), and attention-score rows, which are no model's dims: 4096 x 4096
+    # (scores of 4096 queries over 4096 keys), 32768 x 1024 and 1024 x 32768 (32768 is
+    # Qwen3's native context, its max_position_embeddings being 40960). The vocabularies are
+    # Qwen3's 152K (a 262144-wide bucket), DeepSeek-V3's and Llama-3's 128K (131072-wide:
+    # without a shape there the dispatch table answers them from 152K's rows, a doubling away)
+    # and Mixtral's 32K.
     "bench": [
         {"name": "4096x4096", "dims": {"rows": 4096, "cols": 4096}},
         {"name": "32768x1024", "dims": {"rows": 32768, "cols": 1024}},
         {"name": "1024x32768", "dims": {"rows": 1024, "cols": 32768}},
-        {"name": "256x151936", "dims": {"rows": 256, "cols": 151936}},
-        {"name": "1x32000", "dims": {"rows": 1, "cols": 32000}},
-        {"name": "16x151936", "dims": {"rows": 16, "cols": 151936}},
+        _vocab("qwen3_8b", 256, QWEN3, was="256x151936"),
+        _vocab("mixtral_8x7b", 1, MIXTRAL, was="1x32000"),
+        _vocab("qwen3_8b", 16, QWEN3, was="16x151936"),
         # A decode batch over a 32k vocabulary. Without it the dispatch table's nearest bucket
         # was 16x151936's and sent this shape to the kernel, where the library bench (H200,
         # 2026-12-03) measured it 2.8 us per call over eager in host time.
-        {"name": "16x32000", "dims": {"rows": 16, "cols": 32000}},
+        _vocab("mixtral_8x7b", 16, MIXTRAL, was="16x32000"),
         # One sequence's decode step over a 152k vocabulary. Without it no bucket was near
         # enough (16x151936's is 4 doublings of rows away) and a routed call kept torch's op,
         # 40.0 us on the device against the kernel's 5.1 (library bench, H200, 2026-12-04).
-        {"name": "1x151936", "dims": {"rows": 1, "cols": 151936}},
+        _vocab("qwen3_8b", 1, QWEN3, was="1x151936"),
+        # The 128K bucket: a prefill's logits (bandwidth) and a decode step (launch-bound,
+        # where the dispatch table decides between the kernel and torch's op).
+        _vocab("deepseek_v3", 256, DEEPSEEK_V3),
+        _vocab("llama3_70b", 1, LLAMA3),
     ],
     # The torch calls kernelgen_ops.enable() may send to the kernel (nn.Softmax calls F.softmax):
     # softmax over the last dimension, in the input's dtype, into a new tensor.

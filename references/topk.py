@@ -24,6 +24,12 @@ import torch
 
 from kernelgen.spec import BenchShape, Size
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.models import MODELS, named
+
+# The selections the bench times (kernelgen/spec/models.py): DeepSeek-V3.2's indexer keeps
+# index_topk 2048 tokens per query; Qwen3-235B-A22B's router keeps 8 of its 128 experts.
+INDEXER = MODELS["deepseek_v3.2"]
+QWEN3_MOE = MODELS["qwen3_235b_a22b"]
 
 # A `ties_` size rounds its values to multiples of this: N(0, 1) then spans ~15 levels, U(-1, 1)
 # 9, so at the CPU cases' k / N (~6%) the boundary level holds tens of entries for fewer slots.
@@ -114,6 +120,12 @@ def _size(name: str, b: int, n: int, k: int, **extra) -> dict:
     return {"name": name, "dims": {"B": b, "N": n, "k": k}, **extra}
 
 
+def _topk(model: str, b: int, n: int, k: int, was: str | None = None) -> dict:
+    """A bench shape of B rows of N fp32 scores, k kept, named `<model>_<B>x<N>_k<k>`."""
+    dims = {"B": b, "N": n, "k": k}
+    return named(model, dims, label=f"{b}x{n}_k{k}", was=was, dtype="float32")
+
+
 SPEC = {
     "inputs": [
         # Index scores: fp32 in the indexer whatever the model's activations are.
@@ -187,10 +199,19 @@ SPEC = {
         _size("close_8192", 128, 8192, 512, dists=["uniform"]),
         _size("strided_gpu", 33, 9001, 512, layout="strided", dists=["uniform"]),
         _size("many_rows_gpu", 1031, 4096, 64, dists=["normal"]),
+        # A router's selection at the bench's 4096 tokens: 128 expert scores a row, 8 kept.
+        _size("qwen3_235b_a22b_routing", 4096, QWEN3_MOE.experts, QWEN3_MOE.top_k),
     ],
+    # DeepSeek-V3.2's indexer at decode over a 128K context (one query row) and 64 prefill
+    # queries over 32K tokens; a MoE router's top-8 of Qwen3-235B-A22B's 128 experts for 4096
+    # tokens (HF's Qwen3-MoE calls torch.topk on the fp32 router probabilities): thousands of
+    # rows 128 wide, where the indexer's rows are 32K to 128K. 128 x 8192 with k = 512 is no
+    # model's we could check: index_topk 512 appears in configs of DeepSeek-V4-Flash copied on
+    # Hugging Face, not in one of deepseek-ai's we could read.
     "bench": [
-        {"name": "1x131072_k2048", "dims": {"B": 1, "N": 131072, "k": 2048}, "dtype": "float32"},
-        {"name": "64x32768_k2048", "dims": {"B": 64, "N": 32768, "k": 2048}, "dtype": "float32"},
+        _topk("deepseek_v3.2", 1, 131072, INDEXER.index_topk, was="1x131072_k2048"),
+        _topk("deepseek_v3.2", 64, 32768, INDEXER.index_topk, was="64x32768_k2048"),
         {"name": "128x8192_k512", "dims": {"B": 128, "N": 8192, "k": 512}, "dtype": "float32"},
+        _topk("qwen3_235b_a22b", 4096, QWEN3_MOE.experts, QWEN3_MOE.top_k),
     ],
 }

@@ -17,7 +17,16 @@ from kernelgen.spec import Case, OpSpec, Size, SpecData, load_spec, resolve_dim
 from kernelgen.spec.inputs import case_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = {(16, 7168, 2048), (128, 7168, 2048), (4096, 7168, 2048), (4096, 4096, 7168)}
+# DeepSeek-V3's weights: its experts' down projection at three M, and at a prefill its gate and
+# up projections, the attention's output projection and its q down-projection.
+BENCH = {
+    (16, 7168, 2048),
+    (128, 7168, 2048),
+    (4096, 7168, 2048),
+    (4096, 4096, 7168),
+    (4096, 7168, 16384),
+    (4096, 1536, 7168),
+}
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,9 @@ from kernelgen.spec import BenchShape, OpSpec, load_module, load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "seeds" / "softmax.py"
+# Two of softmax's bench shapes: a decode step over a 32K vocabulary, 16 rows of a 152K one.
+DECODE = "mixtral_8x7b_1x32000"
+VOCAB = "qwen3_8b_16x151936"
 no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU path")
 
 
@@ -85,8 +88,8 @@ def test_bench_request_validation() -> None:
 def test_select_shapes_keeps_the_spec_order() -> None:
     spec = load_spec("softmax")
     assert [s.name for s in select_shapes(spec, None)] == [s.name for s in spec.data.bench]
-    picked = select_shapes(spec, ["1x32000", "4096x4096"])
-    assert [s.name for s in picked] == ["4096x4096", "1x32000"]
+    picked = select_shapes(spec, [DECODE, "4096x4096"])
+    assert [s.name for s in picked] == ["4096x4096", DECODE]
 
 
 def _ceilings(gpu: str = "NVIDIA H200") -> Ceilings:
@@ -304,21 +307,21 @@ def test_run_bench_builds_one_record_per_contender(
         Contender(label=name[:-3], path=str(tmp_path / name)) for name in ["seed.py", *_CANDIDATES]
     ]
     req = BenchRequest(op="softmax", root=str(ROOT), contenders=contenders,
-                       shapes=["1x32000", "16x151936"])  # fmt: skip
+                       shapes=[DECODE, VOCAB])  # fmt: skip
     result = run_bench(req)
     records = {r.label: r for r in result.records}
     assert list(records) == ["seed", "fast", "raises", "broken", "misnamed"]
     # Fresh peers: timed with the contenders on every shape, and handed back to be cached.
     assert all({"eager", "compile", "seed", "fast"} <= set(t) for t in _Seen.timed)
     assert result.peers is not None and [e.shape for e in result.peers.entries] == [
-        "1x32000",
-        "16x151936",
+        DECODE,
+        VOCAB,
     ]
     # Both shapes were graph-timed (the fake probe said so): the method reached the rounds.
     assert all(o["method"] == "graph" and o["n_calls"] == 51 for o in _Seen.options)
 
     fast = records["fast"]
-    assert [s.shape for s in fast.shapes] == ["1x32000", "16x151936"] and fast.failed == []
+    assert [s.shape for s in fast.shapes] == [DECODE, VOCAB] and fast.failed == []
     row = fast.shapes[0]
     assert (row.speedup_eager, row.speedup_compile, row.speedup_seed) == pytest.approx(
         (3.0, 2.0, 1.5)
@@ -339,7 +342,7 @@ def test_run_bench_builds_one_record_per_contender(
         ("misnamed", "no function named 'softmax'"),
     ]:
         rec = records[label]
-        assert rec.shapes == [] and [f.shape for f in rec.failed] == ["1x32000", "16x151936"]
+        assert rec.shapes == [] and [f.shape for f in rec.failed] == [DECODE, VOCAB]
         assert all(f.who == "candidate" and text in f.error for f in rec.failed), rec.failed
 
 
@@ -352,7 +355,7 @@ def test_run_tune_stops_when_a_variant_breaks_the_context(
     _TIMES.update({"0": 5.0, "2": 7.0})
     ok = _CANDIDATES["fast.py"]
     req = TuneRequest(op="softmax", root=str(ROOT), sources=[ok, _CANDIDATES["raises.py"], ok],
-                      shapes=["1x32000"])  # fmt: skip
+                      shapes=[DECODE])  # fmt: skip
     res = run_tune(req)
     assert res.poisoned_by is None
     times = [v.shapes[0].median_us for v in res.variants]
@@ -361,7 +364,7 @@ def test_run_tune_stops_when_a_variant_breaks_the_context(
 
     _fake_gpu(monkeypatch, cuda_ok=False)
     res = run_tune(req)
-    assert (res.poisoned_by, res.poisoned_shape) == (1, "1x32000")
+    assert (res.poisoned_by, res.poisoned_shape) == (1, DECODE)
     assert [len(v.shapes) for v in res.variants] == [0, 1, 0]
 
 
@@ -383,7 +386,7 @@ def test_tune_variants_isolates_crashes_and_broken_contexts(
         for i in idx:
             rows = []
             for n in shapes:
-                if i == 1 and n == "1x32000":  # variant 1 breaks the context on the 2nd shape
+                if i == 1 and n == DECODE:  # variant 1 breaks the context on the 2nd shape
                     rows.append(VariantShape(shape=n, error="RuntimeError: CUDA error: illegal"))
                     out.poisoned_by, out.poisoned_shape = 1, n
                     break
@@ -397,16 +400,16 @@ def test_tune_variants_isolates_crashes_and_broken_contexts(
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
     monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, []))
     sources = ["v0", "v1", "v2", "v3"]
-    res = tune_variants("softmax", sources, shapes=["4096x4096", "1x32000"])
+    res = tune_variants("softmax", sources, shapes=["4096x4096", DECODE])
     by = {v.index: {s.shape: s for s in v.shapes} for v in res.variants}
     assert [v.index for v in res.variants] == [0, 1, 2, 3]
-    assert by[0]["4096x4096"].median_us == 10.0 and by[0]["1x32000"].median_us == 10.0
-    assert by[1]["4096x4096"].median_us == 11.0 and "illegal" in (by[1]["1x32000"].error or "")
-    assert by[2]["1x32000"].median_us == 12.0
+    assert by[0]["4096x4096"].median_us == 10.0 and by[0][DECODE].median_us == 10.0
+    assert by[1]["4096x4096"].median_us == 11.0 and "illegal" in (by[1][DECODE].error or "")
+    assert by[2][DECODE].median_us == 12.0
     assert all("SIGSEGV" in (s.error or "") for s in by[3].values())
     # The crash split the group; the broken context re-ran the others from its shape on.
     assert calls[0][0] == [0, 1, 2, 3] and [0, 1] in [c[0] for c in calls]
-    assert ([0], ["1x32000"]) in calls
+    assert ([0], [DECODE]) in calls
 
 
 def test_run_tune_times_the_baseline_in_the_same_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -416,7 +419,7 @@ def test_run_tune_times_the_baseline_in_the_same_rounds(monkeypatch: pytest.Monk
     _TIMES.update({"0": 5.0, "1": 4.0, "2": 7.0})
     ok = _CANDIDATES["fast.py"]
     req = TuneRequest(op="softmax", root=str(ROOT), sources=[ok, ok, ok], baseline=0,
-                      shapes=["1x32000", "4096x4096"])  # fmt: skip
+                      shapes=[DECODE, "4096x4096"])  # fmt: skip
     res = run_tune(req)
     by = {v.index: v.shapes for v in res.variants}
     # Every variant row carries the baseline's time from the same interleaved call.
@@ -450,10 +453,10 @@ def test_a_variant_past_the_compile_budget_is_not_run_there(
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
     monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, [slow]))
     ok = _CANDIDATES["fast.py"]
-    res = tune_variants("softmax", [ok, ok, ok], shapes=["1x32000", "4096x4096"], baseline=0)
+    res = tune_variants("softmax", [ok, ok, ok], shapes=[DECODE, "4096x4096"], baseline=0)
     assert sent[0].skip == [slow]
     by = {v.index: {r.shape: r for r in v.shapes} for v in res.variants}
-    assert by[2]["1x32000"].median_us == 3.0
+    assert by[2][DECODE].median_us == 3.0
     assert by[2]["4096x4096"].median_us is None
     assert by[2]["4096x4096"].error == slow.reason
     assert by[1]["4096x4096"].median_us == 4.0
@@ -476,7 +479,7 @@ def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.Mon
         out = TuneResult(
             variants=[
                 VariantTiming(index=i, shapes=[
-                    VariantShape(shape="1x32000", median_us=10.0 + i,
+                    VariantShape(shape=DECODE, median_us=10.0 + i,
                                  baseline_us=None if i == req.baseline else base)
                 ])
                 for i in req.numbers
@@ -487,7 +490,7 @@ def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.Mon
     monkeypatch.setattr(bench, "_run_worker", fake_worker)
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
     monkeypatch.setattr(bench, "compile_variants", lambda *a: (0.0, []))
-    res = tune_variants("softmax", ["b", "v1", "v2", "v3", "v4"], shapes=["1x32000"], baseline=0)
+    res = tune_variants("softmax", ["b", "v1", "v2", "v3", "v4"], shapes=[DECODE], baseline=0)
     by = {v.index: v.shapes[0] for v in res.variants}
     assert "SIGSEGV" in (by[3].error or "")
     # The variants that ran were timed beside the baseline, in the same worker.
@@ -498,7 +501,7 @@ def test_tune_variants_keeps_the_baseline_in_every_split(monkeypatch: pytest.Mon
     # A baseline that crashes the process itself: the search still ends.
     requests.clear()
     crasher["i"] = 0
-    res = tune_variants("softmax", ["b", "v1", "v2"], shapes=["1x32000"], baseline=0)
+    res = tune_variants("softmax", ["b", "v1", "v2"], shapes=[DECODE], baseline=0)
     assert all("SIGSEGV" in (s.error or "") for s in res.variants[0].shapes)
     assert res.variants[1].shapes[0].median_us == 11.0 and len(requests) < 10
     with pytest.raises(UsageError, match="baseline 5 is not one of 2 sources"):

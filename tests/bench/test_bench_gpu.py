@@ -65,7 +65,7 @@ def test_small_shapes_are_graph_timed_within_the_spread_target_and_peers_cached(
         (tmp_path / folder).symlink_to(ROOT / folder)
     monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
     seed = ROOT / "seeds" / "silu_and_mul.py"
-    shapes = ["64x18432", "1x14336", "4096x14336"]
+    shapes = ["deepseek_v3_64x18432", "llama3_8b_1x14336", "llama3_8b_4096x14336"]
     (first,) = bench_files("silu_and_mul", [("seed", seed)], peers=True, shapes=shapes)
     rows = {r.shape: r for r in first.shapes}
     # 7 MB and 86 KB: kernels of a few us, graph-timed; 352 MB (~85 us): do_bench.

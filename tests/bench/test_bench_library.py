@@ -38,14 +38,15 @@ def test_decode_shapes_come_first_then_the_specs(worker) -> None:
     names = [s.name for s, _ in shapes]
     added = ["16x4096", "64x4096", "1x7168", "16x7168"]
     # 1, 16 and 64 rows at the widths the spec benchmarks with few rows (4096 and 7168), without
-    # the spec's own 1x4096 and 64x7168; then every benchmark shape of the spec, in its order.
+    # the spec's own qwen3_8b_1x4096 and deepseek_v3_64x7168; then every benchmark shape of the
+    # spec, in its order.
     assert names[: len(added)] == added
     assert names[len(added) :] == [b.name for b in spec.data.bench]
     # Decode: every shape of 64 rows or fewer, the spec's own among them.
     decode = [s.name for s, d in shapes if d]
     assert decode == [*added, *[b.name for b in spec.data.bench if b.dims["rows"] <= 64]]
-    assert {"64x7168", "1x4096", "8x7168"} <= set(decode)
-    assert "4096x4096" not in decode
+    assert {"deepseek_v3_64x7168", "qwen3_8b_1x4096", "deepseek_v3_8x7168"} <= set(decode)
+    assert "qwen3_8b_4096x4096" not in decode
     assert all(s.dtype == "bfloat16" for s, _ in shapes)
     d = [s for s, _ in worker.shapes(load_spec("silu_and_mul"))]
     assert {"rows": 16, "d": 14336} in [s.dims for s in d]

@@ -16,7 +16,10 @@ from kernelgen.records import PeerTime
 from kernelgen.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
-SHAPES = ["1x32000", "16x151936"]
+# Two of softmax's bench shapes: a decode step over a 32K vocabulary, 16 rows of a 152K one.
+DECODE = "mixtral_8x7b_1x32000"
+VOCAB = "qwen3_8b_16x151936"
+SHAPES = [DECODE, VOCAB]
 
 
 @pytest.fixture()
@@ -29,7 +32,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _entry(shape: str = "1x32000", method: timing.Method = "graph", us: float = 60.0) -> PeerEntry:
+def _entry(shape: str = DECODE, method: timing.Method = "graph", us: float = 60.0) -> PeerEntry:
     spec = load_spec("softmax")
     bench = next(b for b in spec.data.bench if b.name == shape)
     return PeerEntry(
@@ -53,15 +56,15 @@ def test_one_file_per_op_device_and_stack(project: Path) -> None:
 
 
 def test_store_merges_by_key_and_writes_atomically(project: Path) -> None:
-    first = peers.store(_cache(_entry("1x32000", us=60.0), _entry("16x151936", us=90.0)))
-    second = peers.store(_cache(_entry("1x32000", us=55.0)))
+    first = peers.store(_cache(_entry(DECODE, us=60.0), _entry(VOCAB, us=90.0)))
+    second = peers.store(_cache(_entry(DECODE, us=55.0)))
     assert first == second and not list(first.parent.glob(".*.tmp"))
     back = peers.load(first, "softmax")
     assert back is not None
     times = {e.shape: e.eager.median_us for e in back.entries if e.eager}
-    assert times == {"16x151936": 90.0, "1x32000": 55.0}  # the newer entry replaced its key
+    assert times == {VOCAB: 90.0, DECODE: 55.0}  # the newer entry replaced its key
     # Another method is another key: a graph-timed and a do_bench-timed entry live side by side.
-    peers.store(_cache(_entry("1x32000", method="do_bench", us=70.0)))
+    peers.store(_cache(_entry(DECODE, method="do_bench", us=70.0)))
     back = peers.load(first, "softmax")
     assert back is not None and len(back.entries) == 3
     # Only this torch and Triton's files are read, for every device.
@@ -96,17 +99,17 @@ def test_bench_files_reads_the_cache_first_and_stores_what_was_timed(
     def fake_worker(target: str, request: str, timeout_s: float) -> str:
         req = BenchRequest.model_validate_json(request)
         requests.append(req)
-        return BenchResult(records=[], peers=_cache(_entry("16x151936"))).model_dump_json()
+        return BenchResult(records=[], peers=_cache(_entry(VOCAB))).model_dump_json()
 
     monkeypatch.setattr(bench, "_run_worker", fake_worker)
     monkeypatch.setattr(bench, "_require_cuda", lambda: None)
     monkeypatch.setattr(bench, "_stack", lambda: ("t", "t"))
-    peers.store(_cache(_entry("1x32000")))
+    peers.store(_cache(_entry(DECODE)))
     seed = ROOT / "seeds" / "softmax.py"
 
     bench_files("softmax", [("seed", seed)], peers="cached", shapes=SHAPES)
     (cache,) = requests[-1].cached_peers or []
-    assert [e.shape for e in cache.entries] == ["1x32000"]
+    assert [e.shape for e in cache.entries] == [DECODE]
     stored = peers.load(peers.cache_path("softmax", "fake", "t", "t"), "softmax")
     assert stored is not None and {e.shape for e in stored.entries} == set(SHAPES)
 
@@ -184,7 +187,7 @@ def test_a_cache_hit_neither_compiles_nor_times_the_peers(
     from kernelgen.bench.worker import run_bench
 
     seen = _fake_worker_gpu(monkeypatch)
-    hit = _cache(_entry("1x32000", us=60.0), _entry("16x151936", us=90.0))
+    hit = _cache(_entry(DECODE, us=60.0), _entry(VOCAB, us=90.0))
     result = run_bench(_request(tmp_path, [_cache(gpu="another GPU"), hit]))
     assert seen["compiled"] == 0 and seen["timed"] == [["seed"], ["seed"]]
     assert result.peers is None  # nothing new to store
@@ -203,15 +206,15 @@ def test_a_cache_miss_times_that_shape_and_returns_it_to_store(
     from kernelgen.bench.worker import run_bench
 
     seen = _fake_worker_gpu(monkeypatch)
-    result = run_bench(_request(tmp_path, [_cache(_entry("1x32000"))]))
-    # 1x32000 came from the cache; 16x151936 was compiled and timed with the seed.
+    result = run_bench(_request(tmp_path, [_cache(_entry(DECODE))]))
+    # DECODE came from the cache; VOCAB was compiled and timed with the seed.
     assert seen["timed"] == [["seed"], ["compile", "eager", "seed"]] and seen["compiled"] == 1
-    assert result.peers is not None and [e.shape for e in result.peers.entries] == ["16x151936"]
+    assert result.peers is not None and [e.shape for e in result.peers.entries] == [VOCAB]
     fresh = result.peers.entries[0]
     assert fresh.method == "graph" and fresh.eager is not None and not fresh.eager.cached
     rows = {r.shape: r for r in result.records[0].shapes}
-    assert rows["1x32000"].eager and rows["1x32000"].eager.cached
-    assert rows["16x151936"].eager and not rows["16x151936"].eager.cached
+    assert rows[DECODE].eager and rows[DECODE].eager.cached
+    assert rows[VOCAB].eager and not rows[VOCAB].eager.cached
 
 
 def test_an_entry_of_another_method_or_reference_is_a_miss(
@@ -220,8 +223,8 @@ def test_an_entry_of_another_method_or_reference_is_a_miss(
     from kernelgen.bench.worker import run_bench
 
     seen = _fake_worker_gpu(monkeypatch, method="do_bench")
-    stale = _entry("16x151936").model_copy(update={"method": "do_bench", "reference": "0" * 64})
-    run_bench(_request(tmp_path, [_cache(_entry("1x32000"), stale)]))
+    stale = _entry(VOCAB).model_copy(update={"method": "do_bench", "reference": "0" * 64})
+    run_bench(_request(tmp_path, [_cache(_entry(DECODE), stale)]))
     assert seen["compiled"] == 2  # graph entry vs a do_bench shape; an older reference
 
 

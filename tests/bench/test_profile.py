@@ -35,6 +35,11 @@ from kernelgen.spec import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 OP = "rms_norm"
+# Three of its bench shapes: a decode batch of 64 and of 8 at DeepSeek-V3's hidden, one token of
+# Qwen3-8B's.
+WORST = "deepseek_v3_64x7168"
+BATCH = "deepseek_v3_8x7168"
+DECODE = "qwen3_8b_1x4096"
 RUN_ID = "20260101-120000-agent-cafe"
 ENV = Environment(
     device="cuda",
@@ -196,9 +201,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _cuda_run(device: str = "cuda", run_id: str = RUN_ID) -> RunRecord:
+def _cuda_run(device: str = "cuda", run_id: str = RUN_ID, former: bool = False) -> RunRecord:
     """A CUDA agent run as the store keeps it: the seed timed, r01-c01 rejected, r02-c01 the
-    best (worst against the peers at 64x7168)."""
+    best (worst against the peers at WORST). `former`: the best's timings name the shapes as
+    runs did before shapes were named by model (BenchShape.was)."""
     seed = (ROOT / "seeds" / f"{OP}.py").read_text()
     run = RunRecord(
         id=run_id,
@@ -210,7 +216,7 @@ def _cuda_run(device: str = "cuda", run_id: str = RUN_ID) -> RunRecord:
         state="running",
         rounds_done=2,
         best="r02-c01",
-        seed_bench=_bench("seed", 20.0, "1x4096"),
+        seed_bench=_bench("seed", 20.0, DECODE),
     )
     store.save_run(run)
     rejected = CandidateRecord(
@@ -219,8 +225,13 @@ def _cuda_run(device: str = "cuda", run_id: str = RUN_ID) -> RunRecord:
     )  # fmt: skip
     best = CandidateRecord(
         id="r02-c01", round=2, parent="seed", proposer="agent", status="accepted",
-        became_best=True, bench=_bench("r02-c01", 10.0, "64x7168"),
+        became_best=True, bench=_bench("r02-c01", 10.0, WORST),
     )  # fmt: skip
+    if former:  # the shapes added since were not timed then
+        was = {b.name: b.was[0] for b in load_spec(OP).data.bench if b.was}
+        best.bench.shapes = [t for t in best.bench.shapes if t.shape in was]
+        for t in best.bench.shapes:
+            t.shape = was[t.shape]
     store.save_candidate(OP, run_id, rejected, "def rms_norm(x:\n")
     store.save_candidate(OP, run_id, best, seed.replace("# The tuner", "# Faster. The tuner"))
     return run
@@ -253,8 +264,8 @@ def test_parse_reads_two_kernels_and_tolerates_missing_metrics() -> None:
     # Launch metrics missing: the Block Size / Grid Size columns still give the launch.
     assert (copy.block_size, copy.grid_size) == (256, 64)
     assert prof.gpu_name(NCU_OUTPUT) == "NVIDIA H200"
-    summary = prof.summarize("r02-c01", "64x7168", "bfloat16", kernels)
-    assert summary.startswith("Nsight Compute, r02-c01 at 64x7168 (bfloat16), 2 kernel(s).")
+    summary = prof.summarize("r02-c01", WORST, "bfloat16", kernels)
+    assert summary.startswith(f"Nsight Compute, r02-c01 at {WORST} (bfloat16), 2 kernel(s).")
     assert "_rms_norm_kernel (12.3 us): memory 45% of peak, DRAM 44%, SM 12%" in summary
     assert "64 regs/thread" in summary and "top stalls: long_scoreboard 41%, wait 24%" in summary
     assert "copy_kernel (2.0 us): memory ? of peak" in summary
@@ -274,14 +285,14 @@ def test_parse_without_a_report_and_with_other_units() -> None:
 
 
 def test_command_line_and_ncu_lookup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    target = prof.target_argv(OP, Path("/r/c/source.py"), "64x7168", 7)
+    target = prof.target_argv(OP, Path("/r/c/source.py"), WORST, 7)
     argv = prof.ncu_command("/opt/ncu", target)
     line = prof.command_line(argv)
     assert line.startswith("/opt/ncu --clock-control none --profile-from-start off")
     assert "--csv --page raw --print-units base" in line
     for section in prof.SECTIONS:
         assert f"--section {section}" in line
-    assert line.endswith(f"-m kernelgen.bench.profile_target {OP} /r/c/source.py 64x7168 7")
+    assert line.endswith(f"-m kernelgen.bench.profile_target {OP} /r/c/source.py {WORST} 7")
     monkeypatch.delenv(prof.NCU_ENV, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(prof.ProfileError, match="ncu not found on PATH: profiling needs Nsight"):
@@ -297,9 +308,9 @@ def test_a_hanging_ncu_is_killed(tmp_path: Path) -> None:
 
 
 def test_worst_shape_is_the_worst_against_the_best_peer() -> None:
-    assert prof.worst_shape(_bench("x", 10.0, "8x7168")) == "8x7168"
+    assert prof.worst_shape(_bench("x", 10.0, BATCH)) == BATCH
     assert prof.worst_shape(None) is None
-    no_peers = _bench("x", 10.0, "8x7168")
+    no_peers = _bench("x", 10.0, BATCH)
     for t in no_peers.shapes:
         t.eager = None
     no_peers.shapes[2].limit_pct = 3.0
@@ -317,16 +328,16 @@ def test_profile_the_best_at_its_worst_shape_stores_it_and_the_context_quotes_it
     assert before.context.profile is None and "Not profiled." in before.prompt
 
     result = agent.profile(run.id)
-    assert (result.candidate, result.shape, result.dtype) == ("r02-c01", "64x7168", "bfloat16")
+    assert (result.candidate, result.shape, result.dtype) == ("r02-c01", WORST, "bfloat16")
     assert result.gpu == "NVIDIA H200" and len(result.kernels) == 2
     argv = json.loads(fake_ncu.read_text())
     source = store.candidate_path(OP, run.id, "r02-c01")
     assert argv[:4] == ["--clock-control", "none", "--profile-from-start", "off"]
-    assert argv[-4:] == [OP, str(source), "64x7168", "7"]
-    assert result.command.endswith(f"{source} 64x7168 7")
+    assert argv[-4:] == [OP, str(source), WORST, "7"]
+    assert result.command.endswith(f"{source} {WORST} 7")
 
-    stored = store.profile_path(OP, run.id, "r02-c01", "64x7168")
-    assert stored == source.parent / "profile-64x7168.json"
+    stored = store.profile_path(OP, run.id, "r02-c01", WORST)
+    assert stored == source.parent / f"profile-{WORST}.json"
     assert prof.load_result(stored) == result
 
     after = agent.get_context(run.id)
@@ -335,12 +346,26 @@ def test_profile_the_best_at_its_worst_shape_stores_it_and_the_context_quotes_it
     assert result.summary in after.prompt
 
     # The seed and another shape on request; neither is the context's (best, worst shape).
-    seed = agent.profile(run.id, candidate="seed", shape="1x4096")
+    seed = agent.profile(run.id, candidate="seed", shape=DECODE)
     assert seed.candidate == "seed" and json.loads(fake_ncu.read_text())[-3] == str(
         project / "seeds" / f"{OP}.py"
     )
-    assert store.profile_path(OP, run.id, "seed", "1x4096").is_file()
+    assert store.profile_path(OP, run.id, "seed", DECODE).is_file()
     assert agent.get_context(run.id).context.profile == result.summary
+
+
+def test_a_run_timed_under_former_names_is_profiled_at_the_shape_they_name(
+    project: Path, fake_ncu: Path, on_cuda: None
+) -> None:
+    """Its worst shape is recorded as 64x7168, the name deepseek_v3_64x7168 had then: the profile
+    finds the shape by it and runs and stores it under the name it has now."""
+    run = _cuda_run(former=True)
+    (best,) = (c for c in store.load_candidates(OP, run.id) if c.id == "r02-c01")
+    assert prof.worst_shape(best.bench) == "64x7168"
+    result = agent.profile(run.id)
+    assert (result.shape, json.loads(fake_ncu.read_text())[-2]) == (WORST, WORST)
+    assert store.profile_path(OP, run.id, "r02-c01", WORST).is_file()
+    assert agent.profile(run.id, shape="1x4096").shape == DECODE
 
 
 def test_profile_bad_arguments_are_one_clear_error(
@@ -353,7 +378,7 @@ def test_profile_bad_arguments_are_one_clear_error(
         agent.profile(run.id, candidate="r09-c01")
     with pytest.raises(UsageError, match=r"r01-c01 is rejected \[syntax\]; .*: seed, r02-c01"):
         agent.profile(run.id, candidate="r01-c01")
-    with pytest.raises(UsageError, match=r"no bench shape '3x3'; expected one of: 4096x4096, "):
+    with pytest.raises(UsageError, match=r"no bench shape '3x3'; expected one of: qwen3_8b_4096x"):
         agent.profile(run.id, shape="3x3")
     cpu = _cuda_run("cpu", "20260101-120000-agent-beef")
     with pytest.raises(UsageError, match="judged on cpu: profiling needs a CUDA run"):
@@ -365,7 +390,7 @@ def test_profile_bad_arguments_are_one_clear_error(
     monkeypatch.setenv("FAKE_NCU_MODE", "none")
     with pytest.raises(prof.ProfileError, match="profiled no kernel .* No kernels were profiled"):
         agent.profile(run.id)
-    assert not store.profile_path(OP, run.id, "r02-c01", "64x7168").exists()
+    assert not store.profile_path(OP, run.id, "r02-c01", WORST).exists()
 
 
 def test_profile_refuses_a_machine_without_cuda(project: Path, fake_ncu: Path) -> None:
@@ -383,10 +408,10 @@ def test_cli_profile_prints_the_table_or_json(project: Path, fake_ncu: Path, on_
     shown = cli.invoke(app, ["agent", "profile", run.id], terminal_width=200)
     assert shown.exit_code == 0, shown.output
     assert "_rms_norm_kernel" in shown.output and "long_scoreboard 41%" in shown.output
-    as_json = cli.invoke(app, ["agent", "profile", run.id, "--shape", "1x4096", "--json"])
+    as_json = cli.invoke(app, ["agent", "profile", run.id, "--shape", DECODE, "--json"])
     assert as_json.exit_code == 0, as_json.output
     got = json.loads(as_json.output.strip().splitlines()[-1])
-    assert got["shape"] == "1x4096" and got["kernels"][0]["registers_per_thread"] == 64
+    assert got["shape"] == DECODE and got["kernels"][0]["registers_per_thread"] == 64
     bad = cli.invoke(app, ["agent", "profile", run.id, "--candidate", "nope"])
     assert bad.exit_code == 2 and "no candidate 'nope'" in bad.output
 

@@ -391,10 +391,15 @@ def test_fused_moe_spec() -> None:
     assert {c.size.layout for c in cpu} == {"contiguous", "strided", "transposed"}
     # Interpreter time: a program per token-slot row and per token, ~3 ms each.
     assert all(d["M"] * d["k"] <= 40 for d in dims)
+    # Qwen3-30B-A3B's experts, and Mixtral-8x7B's, DeepSeek-V3's and Qwen3-235B-A22B's over 8 GPUs.
+    experts = [(128, 8, 2048, 768), (8, 2, 4096, 1792), (256, 8, 7168, 256), (128, 8, 4096, 192)]
     models = {(c.dims["E"], c.dims["k"], c.dims["H"], c.dims["I"]) for c in spec.cases}
-    assert {(128, 8, 2048, 768), (8, 2, 4096, 1792)} <= models
-    assert [(b.dims["M"], b.dims["E"]) for b in spec.data.bench] == [
-        (m, e) for e in (128, 8) for m in (1, 16, 128, 1024, 4096)
+    assert set(experts) <= models
+    ladder = [(m, *e) for e in experts[:2] for m in (1, 16, 128, 1024, 4096)]
+    assert [tuple(b.dims[d] for d in "MEkHI") for b in spec.data.bench] == [
+        *ladder,
+        (128, *experts[2]),
+        (4096, *experts[3]),
     ]
     # x and y; w1 (2I x H) and w2 (H x I) of min(E, M*k) = 6 experts; 8 bytes of routing a slot.
     cost = spec.cost({"M": 2, "E": 8, "k": 3, "H": 5, "I": 7}, "bfloat16")
