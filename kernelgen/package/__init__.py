@@ -31,7 +31,7 @@ fake_<op>, dims_<op>, torch_<op>) before it can be promoted.
 """
 
 from kernelgen.package.again import promote_again
-from kernelgen.package.dispatch import DISPATCH_MARGIN, dispatch_table
+from kernelgen.package.dispatch import DISPATCH_MARGIN, dispatch_row, dispatch_table
 from kernelgen.package.from_run import (
     promote_from_run,
     provenance_of_bench,
@@ -62,6 +62,7 @@ __all__ = [
     "Provenance",
     "ShapeSpeedup",
     "device_key",
+    "dispatch_row",
     "dispatch_table",
     "load_manifest",
     "promote",

@@ -43,26 +43,33 @@ def dispatch_table(op: str, provenance: Provenance) -> dict[str, dict[str, objec
     table: dict[str, dict[str, object]] = {}
     for s in provenance.speedups:
         bench = spec.data.bench_named(s.shape)
-        eager_us = s.eager_us
-        if eager_us is None and s.eager:  # a record from before the raw times were kept
-            eager_us = s.median_us * s.eager
-        if bench is None or eager_us is None or not spec.data.bucket:
+        row = dispatch_row(s)
+        if bench is None or row is None or not spec.data.bucket:
             continue
-        key = spec.bucket_key(bench.dims)
-        host = _host_counts(s)
-        kernel = _per_call(s.median_us, s.host_us if host else None)
-        torch_op = _per_call(eager_us, s.eager_host_us if host else None)
-        table[key] = {
-            "shape": s.shape,
-            "kernel_us": round(kernel, 2),
-            "torch_us": round(torch_op, 2),
-            # What torch's op costs per call at the least, whatever its launch costs: the rule
-            # at launch-bound shapes (kernelgen_ops/_runtime.py, _wins_on_a_slow_host).
-            "torch_device_us": round(eager_us, 2),
-            # The kernel's device time: all a call costs inside a CUDA graph, which the
-            # library weighs alone under set_dispatch("device") (_runtime.takes_kernel_on_device).
-            "kernel_device_us": round(s.median_us, 2),
-            "host_included": host,
-            "kernel": kernel < torch_op * (1 - DISPATCH_MARGIN),
-        }
+        table[spec.bucket_key(bench.dims)] = row
     return table
+
+
+def dispatch_row(s: ShapeSpeedup) -> dict[str, object] | None:
+    """One measured shape's row of the table, None without an eager time (no evidence)."""
+    eager_us = s.eager_us
+    if eager_us is None and s.eager:  # a record from before the raw times were kept
+        eager_us = s.median_us * s.eager
+    if eager_us is None:
+        return None
+    host = _host_counts(s)
+    kernel = _per_call(s.median_us, s.host_us if host else None)
+    torch_op = _per_call(eager_us, s.eager_host_us if host else None)
+    return {
+        "shape": s.shape,
+        "kernel_us": round(kernel, 2),
+        "torch_us": round(torch_op, 2),
+        # What torch's op costs per call at the least, whatever its launch costs: the rule
+        # at launch-bound shapes (kernelgen_ops/_runtime.py, _wins_on_a_slow_host).
+        "torch_device_us": round(eager_us, 2),
+        # The kernel's device time: all a call costs inside a CUDA graph, which the
+        # library weighs alone under set_dispatch("device") (_runtime.takes_kernel_on_device).
+        "kernel_device_us": round(s.median_us, 2),
+        "host_included": host,
+        "kernel": kernel < torch_op * (1 - DISPATCH_MARGIN),
+    }
