@@ -25,6 +25,13 @@ GEMMs, errs by up to ~2 rounding units of the case dtype times a token's output 
 outputs then miss the per-element tolerance (2-5% of entries at E=8, H=1024, I=448 in fp16 and
 bf16), and it is rejected. A kernel that wants tensor cores for the second GEMM must keep that
 precision (an fp32 dot, or the intermediate split into two 16-bit halves).
+
+Limits (SPEC.limits, run on the GPU): an expert weight tensor of 2^31 elements or more makes
+`expert * stride_e` wrap in int32, and 65536 tokens or more cannot sit on a grid's y or z axis.
+The limit case has both, with every token routed among a few experts whose w1 lies wholly past
+element 2^31, the last expert among them, so each sampled token reads through a wrapping
+offset; its truth is the reference on the sampled tokens alone with the experts they use
+(limit_rows), a few experts' weights in float64 where all of them would be 45 GB.
 """
 
 import math
@@ -34,6 +41,7 @@ import torch.nn.functional as F
 
 from kernelgen.spec import BenchShape, Size
 from kernelgen.spec.inputs import lay_out, values
+from kernelgen.spec.limits import ELEMENTS
 from kernelgen.spec.models import MODELS, named
 
 # Routing of a correctness case, named by the first word of its size's name:
@@ -119,14 +127,18 @@ def size_routing(size: Size | BenchShape) -> str:
 def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Generator) -> list:
     """x in the case dtype and distribution (laid out as the size says, a drawn case's
     placement included), expert weights N(0, 1/fan_in) so that every GEMM output is O(1), and
-    the size's routing (size_routing)."""
+    the size's routing (size_routing); a limit's (maker dims E_low, E_hot) routes among hot
+    experts past E_low (_route_hot)."""
     m, e, k, h, i = (size.dims[d] for d in ("M", "E", "k", "H", "I"))
     dt = getattr(torch, dtype)
     layout = size.layout if isinstance(size, Size) else "contiguous"
     x = lay_out(values([m, h], dist, gen).to(dt), layout, gen)
     w1 = _weights(e, 2 * i, h, dt, gen)
     w2 = _weights(e, h, i, dt, gen)
-    ids, scores = _route(size_routing(size), m, e, k, gen)
+    if "E_low" in size.dims:
+        ids, scores = _route_hot(m, e, k, size.dims["E_low"], size.dims["E_hot"], gen)
+    else:
+        ids, scores = _route(size_routing(size), m, e, k, gen)
     # Sigmoid gates (as DeepSeek-V3 and Llama 4 score experts), not renormalized: weights in
     # (0, 1) that differ per token and slot, so neither 1 nor 1/k stands in for them.
     topk_weights = torch.sigmoid(scores.gather(1, ids)).float()
@@ -160,6 +172,38 @@ def _route(mode: str, m: int, e: int, k: int, gen: torch.Generator):
     elif mode == "idle":
         bias[pick[: min(e - k, max(1, e // 2))]] = -1e4
     return (scores + bias).topk(k, dim=1).indices, scores
+
+
+def _route_hot(m: int, e: int, k: int, low: int, hot: int, gen: torch.Generator):
+    """A limit's routing: `hot` experts of [low, E), the first and the last among them, and each
+    token's k drawn from them alone (a top-k of random scores with the rest masked off). So
+    every token reads only experts at or past `low`, and the sampled tokens' float64 truth
+    gathers `hot` experts' weights, not E."""
+    scores = torch.randn(m, e, generator=gen, dtype=torch.float64)
+    inner = low + 1 + torch.randperm(e - low - 2, generator=gen)[: hot - 2]
+    bias = torch.full((e,), -1e4, dtype=torch.float64)
+    bias[inner] = 0.0
+    bias[[low, e - 1]] = 0.0
+    return (scores + bias).topk(k, dim=1).indices, scores
+
+
+def limit_rows(args: list, rows: torch.Tensor) -> list:
+    """The call of the tokens at `rows` alone (a limit case's sampled rows,
+    kernelgen/verify/limits.py): their x, routing weights and ids, and w1 and w2 of only the
+    experts those tokens use, the ids renumbered into them (in the same order, so the reference
+    visits them as on the whole call). The reference computes each token from its own row and
+    its experts, so its output here is the whole call's at those rows; and the float64 truth
+    upcasts a few experts, where the whole w1 and w2 would be 8 bytes for each of billions."""
+    x, w1, w2, topk_weights, topk_ids = args
+    ids = topk_ids.index_select(0, rows)
+    used, local = torch.unique(ids, return_inverse=True)
+    return [
+        x.index_select(0, rows),
+        w1.index_select(0, used),
+        w2.index_select(0, used),
+        topk_weights.index_select(0, rows),
+        local.to(ids.dtype),
+    ]
 
 
 # Interpreter sizes: odd H and I (no multiple of 16), one size of powers of two (where a kernel
@@ -196,6 +240,18 @@ MIXTRAL = _experts("mixtral_8x7b", tp=8)  # 8 experts top-2, H 4096, I 14336 / 8
 # 22.5 GB in bf16, each bench input set and each truth variant a copy.
 DEEPSEEK_V3_TP8 = _experts("deepseek_v3", tp=8)
 QWEN3_235B_TP8 = _experts("qwen3_235b_a22b", tp=8)
+# DeepSeek-V3's over 2 GPUs (I of 1024): w1 of 3.76e9 elements, past 2^31 from expert 147 on.
+DEEPSEEK_V3_TP2 = _experts("deepseek_v3", tp=2)
+
+
+def _limit(
+    name: str, m: int, *, e: int, k: int, h: int, i: int, hot: int, past: int = ELEMENTS
+) -> dict:
+    """A limit (SPEC.limits): M tokens through E experts, routed among `hot` of them from
+    E_low on, the first expert whose w1 (E, 2I, H) starts at element `past` or later."""
+    low = -(-past // (2 * i * h))
+    dims = {"M": m, "E": e, "k": k, "H": h, "I": i, "E_low": low, "E_hot": hot}
+    return {"name": name, "dims": dims, "dtype": "bfloat16", "rows": "M"}
 
 
 def _bench(model: str, m: int, tp: int = 1, was: str | None = None) -> dict:
@@ -281,6 +337,19 @@ SPEC = {
         _gpu("skewed_deepseek_v3_tp8_128", 128, **DEEPSEEK_V3_TP8),
         _gpu("uniform_qwen3_235b_tp8_333", 333, **QWEN3_235B_TP8, dists=["uniform"]),
     ],
+    # The GPU's limits (kernelgen/spec/limits.py), in one case: 65600 tokens (a prefill batch
+    # past a grid axis's 65535) through DeepSeek-V3's experts over 2 GPUs (256 experts top-8, H
+    # 7168, I 1024). w1 is 256 x 2048 x 7168 = 3758096384 elements (1.75 x 2^31); expert e
+    # starts at e * 14680064, past 2^31 from e = 147 on, so every token routes among 16 experts
+    # of 147..255 (147 and 255 among them) and each sampled one reads through an offset an int32
+    # `expert * stride_e` wraps. Inputs: w1 7516192768 bytes, w2 3758096384, x 940441600 (65600
+    # x 7168 bf16), topk_weights and topk_ids 2099200 each: 12218929152 bytes (11.4 GiB) of the
+    # 16 GiB a limit case may take. The call is 2.3e13 flops (2 x 65600 x 8 x 3 x 1024 x 7168):
+    # 3 s at the seed's 7-10 TFLOP/s measured at 4096 tokens, 0.1 s at the shipped kernel's
+    # ~230. Drawn whole by make_inputs on the GPU (one window pool for all experts' weights), and
+    # judged on about 135 tokens: the reference on them alone (limit_rows), 16 experts' weights
+    # in float64 (2.8 GB) where all 256 would be 45 GB.
+    "limits": [_limit("experts_past_2g", 65600, **DEEPSEEK_V3_TP2, hot=16)],
     # Qwen3-30B-A3B's experts on one GPU and Mixtral-8x7B's over 8, each from one decode token
     # to a 4096-token prefill; DeepSeek-V3's over 8 GPUs at a decode batch of 128 (1024 slots:
     # all 256 experts read for 4 tokens each, the weights' bytes the whole cost) and
@@ -297,3 +366,11 @@ SPEC = {
 _unnamed = [s["name"] for s in SPEC["sizes"] if routing(s["name"]) is None]
 if _unnamed:
     raise ValueError(f"SPEC.sizes {_unnamed}: a size's name starts with its routing, {ROUTINGS}")
+_hot = [
+    s["name"]
+    for s in SPEC["limits"]
+    if not (2 <= s["dims"]["E_hot"] <= s["dims"]["E"] - s["dims"]["E_low"])
+    or s["dims"]["k"] > s["dims"]["E_hot"]
+]
+if _hot:
+    raise ValueError(f"SPEC.limits {_hot}: need 2 <= E_hot <= E - E_low and k <= E_hot")

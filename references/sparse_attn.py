@@ -54,6 +54,13 @@ D = 128: 3 of 32768 entries past it under normal values, none under uniform, err
 at 256 slots well past it (752 of 32768). Rows with few valid slots reject it, as decode_attn's
 short requests do: the padded sizes draw each row's count from 1 to topk. A kernel that wants
 the tensor cores for PV can split P into two bf16 pieces, as router_gemm's splits its weights.
+
+Limits (SPEC.limits, run on the GPU): a KV pool of 2^31 elements or more (a serving pool of
+millions of tokens at MLA's 576 + 512) makes `row * stride` wrap in int32, and 65536 query tokens
+or more cannot sit on a grid's y or z axis. The limit case has both, with every row a token
+selects past element 2^31 of k and of v, so each sampled token reads through offsets past 2^31;
+its truth is the reference on the sampled tokens alone (limit_rows), with only the KV rows they
+select.
 """
 
 import math
@@ -63,6 +70,7 @@ import torch.nn.functional as F
 
 from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Size, Tolerance
 from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
+from kernelgen.spec.limits import ELEMENTS
 from kernelgen.verify import checks
 
 # Rows of the (T, S) random scores whose top-k picks the indices, drawn at once: 2048 x 128K
@@ -229,8 +237,9 @@ def cost(dims: dict[str, int], itemsize: int) -> dict[str, int]:
 
 
 def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Generator) -> list:
-    """T tokens, each selecting its valid positions as the top-k of random scores over [0, S):
-    distinct, in random order, independent between tokens; the rest of its row -1.
+    """T tokens, each selecting its valid positions as the top-k of random scores over
+    [S_low, S) (S_low a limit's dim: the rows before it no token selects; 0 elsewhere): distinct,
+    in random order, independent between tokens; the rest of its row -1.
 
     How many are valid: all of min(topk, S) in every row, unless the size's dim `padded` is 1;
     then (in a correctness size) each row draws its count uniformly from [1, min(topk, S)], one
@@ -245,7 +254,7 @@ def make_inputs(size: Size | BenchShape, dtype: str, dist: str, gen: torch.Gener
     dt = getattr(torch, dtype)
     drawn = isinstance(size, Size)
 
-    indices = _indices(t, s, topk, _counts(size, gen), gen)
+    indices = _indices(t, s, topk, _counts(size, gen), gen, dims.get("S_low", 0))
     used = torch.zeros(s, dtype=torch.bool)
     used[indices[indices >= 0].long()] = True
     scale = spec_scalar(next(i for i in SPEC["inputs"] if i["name"] == "scale"), size, gen)
@@ -283,17 +292,55 @@ def _counts(size: Size | BenchShape, gen: torch.Generator) -> torch.Tensor:
     return counts
 
 
-def _indices(t: int, s: int, topk: int, counts: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """(T, topk) int32: row i's first counts[i] slots distinct positions in random order (the
-    top-k of uniform scores), then -1."""
-    n = min(topk, s)
+def _indices(
+    t: int, s: int, topk: int, counts: torch.Tensor, gen: torch.Generator, low: int = 0
+) -> torch.Tensor:
+    """(T, topk) int32: row i's first counts[i] slots distinct positions of [low, s) in random
+    order (the top-k of uniform scores), then -1. Scores are drawn for [low, s) only: a limit's
+    4M-row pool would be 4 GB of scores a block of rows."""
+    n = min(topk, s - low)
     out = torch.full((t, topk), -1, dtype=torch.int32)
     for lo in range(0, t, ROWS_PER_DRAW):
         hi = min(t, lo + ROWS_PER_DRAW)
-        scores = torch.rand((hi - lo, s), generator=gen)
-        out[lo:hi, :n] = scores.topk(n, dim=-1).indices.to(torch.int32)
+        scores = torch.rand((hi - lo, s - low), generator=gen)
+        out[lo:hi, :n] = scores.topk(n, dim=-1).indices.to(torch.int32) + low
     slot = torch.arange(topk, device=out.device)
     return out.masked_fill(slot[None, :] >= counts[:, None].to(out.device), -1)
+
+
+def limit_rows(args: list, rows: torch.Tensor) -> list:
+    """The call of the tokens at `rows` alone (a limit case's sampled rows,
+    kernelgen/verify/limits.py): their q and indices, and k and v of only the rows those indices
+    select, renumbered in them (-1 kept). The reference computes each token alone, so its output
+    on this call is the whole call's at those rows, in float64 and in the case dtype; and the
+    float64 truth reads the selected rows of a few hundred tokens, where the whole pool would be
+    8 bytes for each of its billions of elements."""
+    q, k, v, indices, scale = args
+    picked = indices.index_select(0, rows)
+    valid = picked >= 0
+    kept, local = torch.unique(picked[valid], return_inverse=True)
+    if kept.numel() == 0:  # no token selects a row: one row, never read, keeps k and v indexable
+        kept = torch.zeros(1, dtype=picked.dtype, device=picked.device)
+    renumbered = torch.full_like(picked, -1)
+    renumbered[valid] = local.to(picked.dtype)
+    return [
+        q.index_select(0, rows),
+        k.index_select(0, kept.long()),
+        v.index_select(0, kept.long()),
+        renumbered,
+        scale,
+    ]
+
+
+def _limit(
+    name: str, t: int, live: int, topk: int, *, hq: int, d: int, dv: int, past: int = ELEMENTS
+) -> dict:
+    """A limit (SPEC.limits): t tokens of hq query heads on one KV head, selecting topk rows each
+    from the `live` rows past S_low, where S_low is the first row whose offset in k and in v
+    (row * Hkv * D, row * Hkv * Dv; Dv <= D) is `past` elements or more."""
+    low = -(-past // min(d, dv))
+    dims = _size(name, t, low + live, topk, hq=hq, hkv=1, d=d, dv=dv)["dims"]
+    return {"name": name, "dims": {**dims, "S_low": low}, "dtype": "bfloat16", "rows": "T"}
 
 
 def _size(
@@ -493,6 +540,22 @@ SPEC = {
             dists=["normal", "specials"],
         ),
     ],
+    # The GPU's limits (kernelgen/spec/limits.py), in one case: a 65600-token prefill chunk
+    # (past a grid axis's 65535) of DeepSeek-V3.2's MLA under tensor parallelism 8 (16 query
+    # heads on one latent head, q and k 576 wide, v 512), whose 131072-token context lies in a
+    # serving pool of 4325376 rows past its first 4194304 (those hold other requests' tokens:
+    # NaN here). Row 4194304 is where `row * stride` passes 2^31 in v (512 a row; in k, at 576,
+    # from row 3728271), so every row a token selects, for every sampled token and not only
+    # those around a boundary, is read through offsets an int32 product wraps, in k and in v.
+    # topk 512, a quarter of DSA's 2048, keeps the call to seconds for a naive kernel: 1.17e12
+    # flops (cost()), and 1.17e12 bytes for one whose every query head gathers its token's rows
+    # itself (the seed), where a tensor-core kernel reading a row once per token moves 73 GB.
+    # Inputs: k 4982833152 bytes (4325376 x 576 bf16, 2.49e9 elements), v 4429185024 (x 512,
+    # 2.21e9), q 1209139200 (65600 x 16 x 576), indices 134348800 (65600 x 512 int32):
+    # 10755506176 bytes (10.0 GiB) of the 16 GiB a limit case may take; out 1074790400. Drawn
+    # whole by make_inputs on the GPU (indices point across the pool), and judged on about 135
+    # tokens: the reference on them alone (limit_rows), ~54K distinct selected rows in float64.
+    "limits": [_limit("pool_past_2g", 65600, 131072, 512, hq=16, d=576, dv=512)],
     # The GPU sizes' dims with every row full: decode, a batch, a prefill, and the GQA shape.
     "bench": [
         {"name": name, "dims": _size(name, t, s, DSA_TOPK, hq=hq, **dims)["dims"]}
@@ -508,8 +571,8 @@ SPEC = {
 
 _bad = [
     s["name"]
-    for s in SPEC["sizes"] + SPEC["bench"]
+    for s in SPEC["sizes"] + SPEC["bench"] + SPEC["limits"]
     if not (s["dims"]["Hq"] % s["dims"]["Hkv"] == 0 and s["dims"]["topk"] >= 1)
 ]
 if _bad:
-    raise ValueError(f"SPEC sizes/bench {_bad}: need Hq a multiple of Hkv and topk >= 1")
+    raise ValueError(f"SPEC sizes/bench/limits {_bad}: need Hq a multiple of Hkv and topk >= 1")

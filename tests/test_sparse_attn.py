@@ -297,3 +297,26 @@ def test_drawn_v_is_at_most_as_wide_as_k(spec: OpSpec) -> None:
         assert any(d["Dv"] == d["D"] for d in dims) and any(d["Dv"] < d["D"] for d in dims)
         top = max(d["D"] for d in dims)
         assert top <= 64 if device == "cpu" else 256 < top <= 576, (device, top)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["latent_head/float16/normal", "gqa_strided/float16/uniform", "short_context/float16/uniform"],
+)
+def test_limit_rows_is_the_whole_call_at_the_rows(spec: OpSpec, name: str) -> None:
+    """A limit case's sampled call (limit_rows): the reference on the chosen tokens alone, with
+    only the KV rows they select, is the whole call's at them, in float64 and in the case dtype,
+    padded and empty rows (-1 slots) included; and a choice of only the empty token, which
+    selects no row, gives its zeros."""
+    args = case_inputs(spec, _case(spec, name), 0, "cpu")
+    empty = int((~(args[3] >= 0).any(-1)).nonzero()[0])
+    rows = torch.tensor(sorted({0, empty, args[0].shape[0] - 1}))
+    call = spec.module.limit_rows(args, rows)
+    kept = args[3][rows][args[3][rows] >= 0].unique()
+    assert call[1].shape[0] == kept.numel() <= args[1].shape[0]  # a short context: all of S
+    assert torch.equal((call[3] >= 0), (args[3][rows] >= 0))
+    assert torch.equal(_truth(spec, call), _truth(spec, args)[rows])
+    assert torch.equal(spec.reference(*call), spec.reference(*args)[rows])
+    alone = spec.module.limit_rows(args, torch.tensor([empty]))
+    assert alone[1].shape[0] == 1 and bool((alone[3] == -1).all())
+    assert bool((_truth(spec, alone) == 0).all())

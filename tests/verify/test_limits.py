@@ -13,6 +13,14 @@ whose page offsets wrap is rejected on the first sampled request. On the GPU: a 
 with int32 page offsets and one with its requests on the grid's y axis are rejected on the
 limit case, and the seed is accepted.
 
+fused_moe's limit (expert weights that each token's routing indexes) is drawn whole and gathered
+by its reference's limit_rows, with the experts the sampled tokens use: at a scaled-down boundary
+on CPU, every token routes among experts past it, the first and the last among them, the truth on
+the sampled tokens alone is the whole reference's at them, and a kernel whose expert offsets wrap
+is rejected on the first sampled token. On the GPU: a fused_moe with int32 expert offsets and
+one with its tokens on the grid's y axis are rejected on the limit case, and the seed is
+accepted.
+
 On CPU a limit case is forced through the judge by putting a small one (600 rows) on its grid:
 everything but the size is the real path (truth, calls, gather, compare)."""
 
@@ -402,6 +410,124 @@ def test_the_digest_is_the_same_slice_by_slice(monkeypatch: pytest.MonkeyPatch) 
     assert tensors.fingerprint(raw) != whole
 
 
+# ---- experts that the tokens' routing indexes: fused_moe ---------------------------------------
+
+
+def test_fused_moe_reaches_both_limits_with_every_routed_expert_past_2g() -> None:
+    spec = load_spec("fused_moe")
+    (case,) = limits.limit_cases(spec)
+    dims = case.dims
+    assert case.limit == "M" and dims["M"] >= ROWS
+    # DeepSeek-V3's experts over 2 GPUs.
+    assert [dims[d] for d in "EkHI"] == [256, 8, 7168, 1024]
+    stride = 2 * dims["I"] * dims["H"]  # w1's expert stride
+    low = dims["E_low"]
+    assert (low - 1) * stride < ELEMENTS <= low * stride < dims["E"] * stride
+    assert dims["k"] <= dims["E_hot"] <= dims["E"] - low
+    nbytes = {
+        t.name: math.prod(resolve_dim(d, dims) for d in t.shape)
+        * torch_dtype(case.dtype if t.dtype == "case" else t.dtype).itemsize
+        for t in spec.data.inputs
+        if isinstance(t, TensorInput)
+    }
+    # The figures the SPEC's comment gives.
+    assert nbytes == {
+        "x": 940441600,
+        "w1": 7516192768,
+        "w2": 3758096384,
+        "topk_weights": 2099200,
+        "topk_ids": 2099200,
+    }
+    assert sum(nbytes.values()) == 12218929152 <= MAX_INPUT_BYTES
+    assert 2 * dims["M"] * dims["k"] * 3 * dims["I"] * dims["H"] == 23112292761600
+
+
+def _experts(m: int = 600, e: int = 20, hot: int = 4) -> Case:
+    """fused_moe's limit scaled down by its own maker of limits: `m` tokens, top-2 of `e`
+    experts of H 16 and I 8 (w1's expert stride 256), routed among `hot` experts past w1's
+    first 2^12 elements (expert 16 on)."""
+    module = load_spec("fused_moe").module
+    limit = module._limit("tiny", m, e=e, k=2, h=16, i=8, hot=hot, past=1 << 12)
+    case = _tiny("fused_moe", limit["dims"], "M", "float16")
+    return case.model_copy(update={"fixed_dtypes": ("float32",)})
+
+
+def test_a_moe_limit_routes_every_token_among_experts_past_its_boundary() -> None:
+    spec = load_spec("fused_moe")
+    case = _experts(e=30, hot=6)
+    assert case.dims["E_low"] == 16
+    x, w1, w2, tw, ids = limits.draw(spec, case, 3, "cpu")
+    assert x.shape == (600, 16) and w1.shape == (30, 16, 16) and ids.dtype == torch.int32
+    used = ids.unique().tolist()
+    # Six experts, the first past the boundary and the last among them; a row's ids distinct.
+    assert len(used) == 6 and used[0] == 16 and used[-1] == 29
+    assert (ids[:, 0] != ids[:, 1]).all()
+    assert ((tw > 0) & (tw < 1)).all()
+    again = limits.draw(spec, case, 3, "cpu")
+    assert torch.equal(ids, again[4]) and torch.equal(x, again[0]) and torch.equal(w1, again[1])
+    other = limits.draw(spec, case, 4, "cpu")
+    assert not torch.equal(ids, other[4]) and not torch.equal(x, other[0])
+
+
+def test_a_moe_limit_truth_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
+    case = _experts(e=30, hot=6)
+    answers, sampled, inputs = _truth("fused_moe", case, tmp_path)
+    rows = sampled.rows
+    assert 0 < rows.numel() < 600 and sampled.total == 600
+    x, w1, w2, tw, local = sampled.args
+    ids = inputs.args[4][rows]
+    used = ids.unique()
+    # The sampled call holds only the experts its tokens use, its ids renumbered into them.
+    assert w1.shape[0] == w2.shape[0] == used.numel() == 6
+    assert torch.equal(used[local.long()], ids.long()) and local.dtype == torch.int32
+    assert torch.equal(w1, inputs.args[1][used]) and torch.equal(x, inputs.args[0][rows])
+    spec = load_spec("fused_moe")
+    whole64 = spec.reference(
+        *[
+            a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in inputs.args
+        ]
+    )
+    whole = spec.reference(*inputs.args)
+    torch.testing.assert_close(inputs.ref, sampled.take(whole64), rtol=1e-15, atol=1e-15)
+    assert torch.equal(inputs.native, sampled.take(whole))
+    result = answers.judge_sampled(sampled.take(whole), inputs, case)
+    assert result.status == "passed" and result.note == f"checked on {rows.numel()} of 600 rows"
+    wrong = whole.clone()
+    wrong[-1] += 1.0
+    with pytest.raises(Rejected) as e:
+        answers.judge_sampled(sampled.take(wrong), inputs, case)
+    assert e.value.failure.reason.startswith("row 599 of 600: "), e.value.failure.reason
+
+
+@pytest.fixture(scope="module")
+def moe_judge() -> Iterator[Evaluator]:
+    """A CPU judge whose grid is fused_moe's limit scaled down: 24 tokens (all of them sampled:
+    the interpreter runs a program at a time) among 4 experts past w1's first 2^12 elements."""
+    with Evaluator("fused_moe", "cpu", seed=5) as ev:
+        ev.grid = [_experts(24)]
+        yield ev
+
+
+def test_a_moe_limit_case_accepts_the_seed_and_rejects_wrapped_experts_at_row_0(
+    moe_judge: Evaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    v = verify_candidate(
+        "fused_moe", ROOT / "seeds" / "fused_moe.py", device="cpu", evaluator=moe_judge
+    )
+    assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+    (case,) = v.cases
+    assert case.status == "passed" and case.note == "checked on 24 of 24 rows"
+    v = verify_candidate(
+        "fused_moe", LIMITS / "fused_moe_wraps_4096.py", device="cpu", evaluator=moe_judge
+    )
+    assert not v.accepted and v.category == "incorrect", (v.category, v.reason)
+    # Every token is routed past the boundary, not only some: the first sampled fails.
+    prefix = f"case {moe_judge.grid[0].name}: row 0 of 24: "
+    assert v.reason is not None and v.reason.startswith(prefix), v.reason
+
+
 # ---- through the judge -----------------------------------------------------------------------
 
 
@@ -514,7 +640,45 @@ def test_the_gpu_paged_limit_rejects_int32_page_offsets_and_requests_on_y(
     assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
 
 
+# fused_moe: the fixed cases are an odd CPU one and the smallest odd GPU one.
+MOE_CANDIDATES = [
+    ("fused_moe_int32_experts.py", "limit/experts_past_2g:"),
+    ("fused_moe_tokens_on_y.py", "limit/experts_past_2g:"),
+]
+MOE_FIXED = ["uniform_odd/float16/normal", "idle_odd_gpu/bfloat16/normal"]
+
+
+@pytest.fixture(scope="module")
+def gpu_moe_judge() -> Iterator[Evaluator]:
+    with Evaluator("fused_moe", "cuda", seed=1) as ev:
+        ev.grid = [c for c in ev.grid if c.name in MOE_FIXED or c.limit]
+        assert len(ev.grid) == len(MOE_FIXED) + 1
+        yield ev
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(
+    ("path", "fails_on"),
+    [(LIMITS / n, f) for n, f in MOE_CANDIDATES] + [(ROOT / "seeds" / "fused_moe.py", None)],
+    ids=[c[0] for c in MOE_CANDIDATES] + ["seed"],
+)
+def test_the_gpu_moe_limit_rejects_int32_expert_offsets_and_tokens_on_y(
+    path: Path, fails_on: str | None, gpu_moe_judge: Evaluator
+) -> None:
+    v = verify_candidate("fused_moe", path, device="cuda", evaluator=gpu_moe_judge)
+    status = {c.name: c.status for c in v.cases}
+    assert all(status[n] == "passed" for n in MOE_FIXED), (v.reason, status)
+    if fails_on is None:
+        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
+        return
+    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
+    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
+
+
 def test_every_limits_candidate_is_listed() -> None:
     listed = {c[0] for c in GPU_CANDIDATES + PAGED_CANDIDATES}
     listed |= {"softmax_wraps_4096.py", "decode_attn_wraps_4096.py"}
+    listed |= {c[0] for c in MOE_CANDIDATES} | {"fused_moe_wraps_4096.py"}
     assert listed == {p.name for p in LIMITS.glob("*.py")}
