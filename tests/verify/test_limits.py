@@ -13,6 +13,13 @@ whose page offsets wrap is rejected on the first sampled request. On the GPU: a 
 with int32 page offsets and one with its requests on the grid's y axis are rejected on the
 limit case, and the seed is accepted.
 
+sparse_attn's limit (a KV pool that each token's selected rows index) is drawn whole and gathered
+by its reference's limit_rows the same way: at a scaled-down boundary on CPU, every row a token
+selects lies past it, the truth on the sampled tokens alone is the whole reference's at them, and
+a kernel whose row offsets wrap is rejected on the first sampled token. On the GPU: a
+sparse_attn with int32 row offsets and one with its tokens on the grid's y axis are rejected on
+the limit case, and the seed is accepted.
+
 fused_moe's limit (expert weights that each token's routing indexes) is drawn whole and gathered
 by its reference's limit_rows, with the experts the sampled tokens use: at a scaled-down boundary
 on CPU, every token routes among experts past it, the first and the last among them, the truth on
@@ -399,6 +406,125 @@ def test_a_paged_limit_case_accepts_the_seed_and_rejects_wrapped_pages_at_row_0(
     assert v.reason is not None and v.reason.startswith(prefix), v.reason
 
 
+# ---- a KV pool that the selected rows index: sparse_attn ---------------------------------------
+
+
+def test_sparse_attn_reaches_both_limits_with_every_selected_row_past_2g() -> None:
+    spec = load_spec("sparse_attn")
+    (case,) = limits.limit_cases(spec)
+    dims = case.dims
+    assert case.limit == "T" and dims["T"] >= ROWS and dims["Hkv"] == 1
+    # The first row a token may select starts at element 2^31 of v (the narrower: Dv <= D) and
+    # past it in k; the row before it does not, in v.
+    low = dims["S_low"]
+    assert low * dims["Dv"] == ELEMENTS < low * dims["D"] and (low - 1) * dims["Dv"] < ELEMENTS
+    assert dims["S"] - low >= dims["topk"]
+    nbytes = {
+        t.name: math.prod(resolve_dim(d, dims) for d in t.shape)
+        * torch_dtype(case.dtype if t.dtype == "case" else t.dtype).itemsize
+        for t in spec.data.inputs
+        if isinstance(t, TensorInput)
+    }
+    # The figures the SPEC's comment gives.
+    assert nbytes == {"q": 1209139200, "k": 4982833152, "v": 4429185024, "indices": 134348800}
+    assert sum(nbytes.values()) == 10755506176 <= MAX_INPUT_BYTES
+    assert spec.module.cost(dims, 2)["flops"] == 1172596326400
+
+
+def _pool(t: int = 600, hq: int = 2) -> Case:
+    """sparse_attn's limit scaled down by its own maker of limits: `t` tokens of `hq` query heads
+    on one KV head (q and k 32 wide, v 16), each selecting 16 of the 64 rows past the pool's
+    first 2^12 elements of v (row 256; 8192 elements of k)."""
+    module = load_spec("sparse_attn").module
+    limit = module._limit("tiny", t, 64, 16, hq=hq, d=32, dv=16, past=1 << 12)
+    return _tiny("sparse_attn", limit["dims"], "T", "float16")
+
+
+def test_a_pool_limit_is_drawn_whole_with_every_selected_row_past_its_boundary() -> None:
+    spec = load_spec("sparse_attn")
+    case = _pool()
+    dims = case.dims
+    low, s = dims["S_low"], dims["S"]
+    assert (low, s) == (256, 320)
+    q, k, v, indices, _ = limits.draw(spec, case, 3, "cpu")
+    assert q.shape == (600, 2, 32) and k.shape == (s, 1, 32) and v.shape == (s, 1, 16)
+    assert indices.shape == (600, 16) and indices.dtype == torch.int32
+    # Every slot valid (a limit is drawn as a bench shape), a row's positions distinct, and all
+    # of them past the boundary.
+    assert int(indices.min()) >= low and int(indices.max()) < s
+    assert (indices.sort(dim=1).values.diff(dim=1) > 0).all()
+    used = torch.zeros(s, dtype=torch.bool)
+    used[indices.long()] = True
+    assert not used[:low].any() and used[low:].all()
+    for x in (k, v):  # the rows no token selects, before the boundary, hold NaN
+        assert x[:low].isnan().all() and x[low:].isfinite().all()
+    again = limits.draw(spec, case, 3, "cpu")
+    assert torch.equal(q, again[0]) and torch.equal(indices, again[3])
+    assert torch.equal(k.view(torch.int16), again[1].view(torch.int16))  # NaN != NaN
+    other = limits.draw(spec, case, 4, "cpu")
+    assert not torch.equal(indices, other[3]) and not torch.equal(q, other[0])
+
+
+def test_a_pool_limit_truth_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
+    case = _pool()
+    answers, sampled, inputs = _truth("sparse_attn", case, tmp_path)
+    rows = sampled.rows
+    assert 0 < rows.numel() < 600 and sampled.total == 600
+    # The sampled call holds only the KV rows its tokens select, renumbered in its indices.
+    q, k, v, local, _ = sampled.args
+    picked = inputs.args[3][rows]
+    kept = picked.unique()
+    assert k.shape[0] == v.shape[0] == kept.numel() < inputs.args[1].shape[0]
+    assert torch.equal(kept[local.long()], picked) and torch.equal(q, inputs.args[0][rows])
+    assert torch.equal(k, inputs.args[1][kept.long()]) and torch.equal(v, inputs.args[2][kept])
+    spec = load_spec("sparse_attn")
+    whole64 = spec.reference(
+        *[
+            a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+            for a in inputs.args
+        ]
+    )
+    whole = spec.reference(*inputs.args)
+    assert torch.equal(inputs.ref, sampled.take(whole64))
+    assert torch.equal(inputs.native, sampled.take(whole))
+    result = answers.judge_sampled(sampled.take(whole), inputs, case)
+    assert result.status == "passed" and result.note == f"checked on {rows.numel()} of 600 rows"
+    wrong = whole.clone()
+    wrong[-1] += 1.0
+    with pytest.raises(Rejected) as e:
+        answers.judge_sampled(sampled.take(wrong), inputs, case)
+    assert e.value.failure.reason.startswith("row 599 of 600: "), e.value.failure.reason
+
+
+@pytest.fixture(scope="module")
+def pool_judge() -> Iterator[Evaluator]:
+    """A CPU judge whose grid is sparse_attn's limit scaled down: 40 tokens of 2 query heads (all
+    of them sampled: the interpreter runs a program at a time), each selecting 16 rows past the
+    pool's first 2^12 elements of v."""
+    with Evaluator("sparse_attn", "cpu", seed=5) as ev:
+        ev.grid = [_pool(40)]
+        yield ev
+
+
+def test_a_pool_limit_case_accepts_the_seed_and_rejects_wrapped_rows_at_row_0(
+    pool_judge: Evaluator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    v = verify_candidate(
+        "sparse_attn", ROOT / "seeds" / "sparse_attn.py", device="cpu", evaluator=pool_judge
+    )
+    assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+    (case,) = v.cases
+    assert case.status == "passed" and case.note == "checked on 40 of 40 rows"
+    v = verify_candidate(
+        "sparse_attn", LIMITS / "sparse_attn_wraps_4096.py", device="cpu", evaluator=pool_judge
+    )
+    assert not v.accepted and v.category == "incorrect", (v.category, v.reason)
+    # Every token reads past the boundary, not only those around one: the first sampled fails.
+    prefix = f"case {pool_judge.grid[0].name}: row 0 of 40: "
+    assert v.reason is not None and v.reason.startswith(prefix), v.reason
+
+
 def test_the_digest_is_the_same_slice_by_slice(monkeypatch: pytest.MonkeyPatch) -> None:
     """A limit case's inputs are digested a slice at a time (their int64 words at once would be
     GBs): the same digest as in one pass, and a change in a late slice still shows."""
@@ -640,6 +766,43 @@ def test_the_gpu_paged_limit_rejects_int32_page_offsets_and_requests_on_y(
     assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
 
 
+# sparse_attn: the fixed cases are the smallest CPU one and the smallest GPU one at MLA's dims.
+POOL_CANDIDATES = [
+    ("sparse_attn_int32_rows.py", "limit/pool_past_2g:"),
+    ("sparse_attn_tokens_on_y.py", "limit/pool_past_2g:"),
+]
+POOL_FIXED = ["one_token/float16/normal", "dsv32_short_context_h64/bfloat16/uniform"]
+
+
+@pytest.fixture(scope="module")
+def gpu_pool_judge() -> Iterator[Evaluator]:
+    with Evaluator("sparse_attn", "cuda", seed=1) as ev:
+        ev.grid = [c for c in ev.grid if c.name in POOL_FIXED or c.limit]
+        assert len(ev.grid) == len(POOL_FIXED) + 1
+        yield ev
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@pytest.mark.parametrize(
+    ("path", "fails_on"),
+    [(LIMITS / n, f) for n, f in POOL_CANDIDATES] + [(ROOT / "seeds" / "sparse_attn.py", None)],
+    ids=[c[0] for c in POOL_CANDIDATES] + ["seed"],
+)
+def test_the_gpu_pool_limit_rejects_int32_row_offsets_and_tokens_on_y(
+    path: Path, fails_on: str | None, gpu_pool_judge: Evaluator
+) -> None:
+    v = verify_candidate("sparse_attn", path, device="cuda", evaluator=gpu_pool_judge)
+    status = {c.name: c.status for c in v.cases}
+    assert all(status[n] == "passed" for n in POOL_FIXED), (v.reason, status)
+    if fails_on is None:
+        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
+        return
+    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
+    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
+
+
 # fused_moe: the fixed cases are an odd CPU one and the smallest odd GPU one.
 MOE_CANDIDATES = [
     ("fused_moe_int32_experts.py", "limit/experts_past_2g:"),
@@ -678,7 +841,7 @@ def test_the_gpu_moe_limit_rejects_int32_expert_offsets_and_tokens_on_y(
 
 
 def test_every_limits_candidate_is_listed() -> None:
-    listed = {c[0] for c in GPU_CANDIDATES + PAGED_CANDIDATES}
-    listed |= {"softmax_wraps_4096.py", "decode_attn_wraps_4096.py"}
+    listed = {c[0] for c in GPU_CANDIDATES + PAGED_CANDIDATES + POOL_CANDIDATES}
+    listed |= {"softmax_wraps_4096.py", "decode_attn_wraps_4096.py", "sparse_attn_wraps_4096.py"}
     listed |= {c[0] for c in MOE_CANDIDATES} | {"fused_moe_wraps_4096.py"}
     assert listed == {p.name for p in LIMITS.glob("*.py")}
