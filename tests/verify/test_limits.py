@@ -35,7 +35,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -692,146 +693,81 @@ def test_offsets_that_wrap_are_rejected_on_a_limit_case_naming_the_row(
 
 # ---- on the GPU ------------------------------------------------------------------------------
 
-# (candidate, what the verdict must be: None accepted, else the limit case it fails on)
-GPU_CANDIDATES = [
-    ("softmax_int32_offsets.py", "limit/rows:"),
-    ("softmax_rows_on_y.py", "limit/rows:"),
-    ("softmax_int64_rows.py", None),
-]
-# Smaller cases first: each cheat passes them (it is right below the limits), then fails.
-GPU_FIXED = ["odd/float32/normal", "rows_past_gpu_grid/bfloat16/normal"]
+# Per operator: the two small fixed cases each cheat passes first (it is right below the limits),
+# and (candidate, the limit case it fails on, or None: accepted). A path under LIMITS, or the seed.
+GPU_LIMITS: dict[str, tuple[list[str], list[tuple[str, str | None]]]] = {
+    "softmax": (
+        ["odd/float32/normal", "rows_past_gpu_grid/bfloat16/normal"],
+        [
+            ("softmax_int32_offsets.py", "limit/rows:"),
+            ("softmax_rows_on_y.py", "limit/rows:"),
+            ("softmax_int64_rows.py", None),
+        ],
+    ),
+    # The smallest CPU case and the smallest GPU one.
+    "decode_attn": (
+        ["mid_page/float16/normal", "llama3_70b_8x4k_p64/bfloat16/normal"],
+        [
+            ("decode_attn_int32_pages.py", "limit/pool_past_2g:"),
+            ("decode_attn_batch_on_y.py", "limit/pool_past_2g:"),
+            ("seed", None),
+        ],
+    ),
+    # The smallest CPU case and the smallest GPU one at MLA's dims.
+    "sparse_attn": (
+        ["one_token/float16/normal", "dsv32_short_context_h64/bfloat16/uniform"],
+        [
+            ("sparse_attn_int32_rows.py", "limit/pool_past_2g:"),
+            ("sparse_attn_tokens_on_y.py", "limit/pool_past_2g:"),
+            ("seed", None),
+        ],
+    ),
+    # An odd CPU case and the smallest odd GPU one.
+    "fused_moe": (
+        ["uniform_odd/float16/normal", "idle_odd_gpu/bfloat16/normal"],
+        [
+            ("fused_moe_int32_experts.py", "limit/experts_past_2g:"),
+            ("fused_moe_tokens_on_y.py", "limit/experts_past_2g:"),
+            ("seed", None),
+        ],
+    ),
+}
 
 
 @pytest.fixture(scope="module")
-def gpu_judge() -> Iterator[Evaluator]:
-    """The softmax judge on CUDA, narrowed to two small fixed cases and the limit cases: the
-    grid every other test judges is not this file's to repeat."""
-    with Evaluator("softmax", "cuda", seed=1) as ev:
-        ev.grid = [c for c in ev.grid if c.name in GPU_FIXED or c.limit]
-        assert len(ev.grid) == len(GPU_FIXED) + len(load_spec("softmax").data.limits)
-        yield ev
+def gpu_judge() -> Iterator[Callable[[str], Evaluator]]:
+    """One CUDA judge per operator, made when first asked for and narrowed to its two small
+    fixed cases and its limit cases: the grid every other test judges is not this file's to
+    repeat."""
+    with ExitStack() as stack:
+        judges: dict[str, Evaluator] = {}
 
+        def judge(op: str) -> Evaluator:
+            if op not in judges:
+                ev = stack.enter_context(Evaluator(op, "cuda", seed=1))
+                fixed = GPU_LIMITS[op][0]
+                ev.grid = [c for c in ev.grid if c.name in fixed or c.limit]
+                assert len(ev.grid) == len(fixed) + len(load_spec(op).data.limits)
+                judges[op] = ev
+            return judges[op]
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize(("name", "fails_on"), GPU_CANDIDATES, ids=[c[0] for c in GPU_CANDIDATES])
-def test_the_gpu_limits_reject_32_bit_offsets_and_a_row_grid_on_y(
-    name: str, fails_on: str | None, gpu_judge: Evaluator
-) -> None:
-    v = verify_candidate("softmax", LIMITS / name, device="cuda", evaluator=gpu_judge)
-    status = {c.name: c.status for c in v.cases}
-    assert all(status[n] == "passed" for n in GPU_FIXED), (v.reason, status)
-    if fails_on is None:
-        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
-        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
-        return
-    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
-    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
-
-
-# decode_attn: the fixed cases are the smallest CPU one and the smallest GPU one.
-PAGED_CANDIDATES = [
-    ("decode_attn_int32_pages.py", "limit/pool_past_2g:"),
-    ("decode_attn_batch_on_y.py", "limit/pool_past_2g:"),
-]
-PAGED_FIXED = ["mid_page/float16/normal", "llama3_70b_8x4k_p64/bfloat16/normal"]
-
-
-@pytest.fixture(scope="module")
-def gpu_paged_judge() -> Iterator[Evaluator]:
-    with Evaluator("decode_attn", "cuda", seed=1) as ev:
-        ev.grid = [c for c in ev.grid if c.name in PAGED_FIXED or c.limit]
-        assert len(ev.grid) == len(PAGED_FIXED) + 1
-        yield ev
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize(
-    ("path", "fails_on"),
-    [(LIMITS / n, f) for n, f in PAGED_CANDIDATES] + [(ROOT / "seeds" / "decode_attn.py", None)],
-    ids=[c[0] for c in PAGED_CANDIDATES] + ["seed"],
-)
-def test_the_gpu_paged_limit_rejects_int32_page_offsets_and_requests_on_y(
-    path: Path, fails_on: str | None, gpu_paged_judge: Evaluator
-) -> None:
-    v = verify_candidate("decode_attn", path, device="cuda", evaluator=gpu_paged_judge)
-    status = {c.name: c.status for c in v.cases}
-    assert all(status[n] == "passed" for n in PAGED_FIXED), (v.reason, status)
-    if fails_on is None:
-        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
-        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
-        return
-    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
-    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
-
-
-# sparse_attn: the fixed cases are the smallest CPU one and the smallest GPU one at MLA's dims.
-POOL_CANDIDATES = [
-    ("sparse_attn_int32_rows.py", "limit/pool_past_2g:"),
-    ("sparse_attn_tokens_on_y.py", "limit/pool_past_2g:"),
-]
-POOL_FIXED = ["one_token/float16/normal", "dsv32_short_context_h64/bfloat16/uniform"]
-
-
-@pytest.fixture(scope="module")
-def gpu_pool_judge() -> Iterator[Evaluator]:
-    with Evaluator("sparse_attn", "cuda", seed=1) as ev:
-        ev.grid = [c for c in ev.grid if c.name in POOL_FIXED or c.limit]
-        assert len(ev.grid) == len(POOL_FIXED) + 1
-        yield ev
+        yield judge
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize(
-    ("path", "fails_on"),
-    [(LIMITS / n, f) for n, f in POOL_CANDIDATES] + [(ROOT / "seeds" / "sparse_attn.py", None)],
-    ids=[c[0] for c in POOL_CANDIDATES] + ["seed"],
+    ("op", "name", "fails_on"),
+    [(op, n, f) for op, (_, cands) in GPU_LIMITS.items() for n, f in cands],
+    ids=[f"{op}-{n}" for op, (_, cands) in GPU_LIMITS.items() for n, _ in cands],
 )
-def test_the_gpu_pool_limit_rejects_int32_row_offsets_and_tokens_on_y(
-    path: Path, fails_on: str | None, gpu_pool_judge: Evaluator
+def test_the_gpu_limits_reject_32_bit_offsets_and_rows_on_grid_y(
+    op: str, name: str, fails_on: str | None, gpu_judge: Callable[[str], Evaluator]
 ) -> None:
-    v = verify_candidate("sparse_attn", path, device="cuda", evaluator=gpu_pool_judge)
+    path = ROOT / "seeds" / f"{op}.py" if name == "seed" else LIMITS / name
+    v = verify_candidate(op, path, device="cuda", evaluator=gpu_judge(op))
     status = {c.name: c.status for c in v.cases}
-    assert all(status[n] == "passed" for n in POOL_FIXED), (v.reason, status)
-    if fails_on is None:
-        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
-        assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
-        return
-    assert not v.accepted and v.category in ("incorrect", "crash"), (v.category, v.reason)
-    assert v.reason is not None and v.reason.startswith(f"case {fails_on}"), v.reason
-
-
-# fused_moe: the fixed cases are an odd CPU one and the smallest odd GPU one.
-MOE_CANDIDATES = [
-    ("fused_moe_int32_experts.py", "limit/experts_past_2g:"),
-    ("fused_moe_tokens_on_y.py", "limit/experts_past_2g:"),
-]
-MOE_FIXED = ["uniform_odd/float16/normal", "idle_odd_gpu/bfloat16/normal"]
-
-
-@pytest.fixture(scope="module")
-def gpu_moe_judge() -> Iterator[Evaluator]:
-    with Evaluator("fused_moe", "cuda", seed=1) as ev:
-        ev.grid = [c for c in ev.grid if c.name in MOE_FIXED or c.limit]
-        assert len(ev.grid) == len(MOE_FIXED) + 1
-        yield ev
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-@pytest.mark.parametrize(
-    ("path", "fails_on"),
-    [(LIMITS / n, f) for n, f in MOE_CANDIDATES] + [(ROOT / "seeds" / "fused_moe.py", None)],
-    ids=[c[0] for c in MOE_CANDIDATES] + ["seed"],
-)
-def test_the_gpu_moe_limit_rejects_int32_expert_offsets_and_tokens_on_y(
-    path: Path, fails_on: str | None, gpu_moe_judge: Evaluator
-) -> None:
-    v = verify_candidate("fused_moe", path, device="cuda", evaluator=gpu_moe_judge)
-    status = {c.name: c.status for c in v.cases}
-    assert all(status[n] == "passed" for n in MOE_FIXED), (v.reason, status)
+    assert all(status[n] == "passed" for n in GPU_LIMITS[op][0]), (v.reason, status)
     if fails_on is None:
         assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
         assert all(c.status == "passed" and c.note for c in v.cases if c.name.startswith("limit/"))
@@ -841,7 +777,6 @@ def test_the_gpu_moe_limit_rejects_int32_expert_offsets_and_tokens_on_y(
 
 
 def test_every_limits_candidate_is_listed() -> None:
-    listed = {c[0] for c in GPU_CANDIDATES + PAGED_CANDIDATES + POOL_CANDIDATES}
-    listed |= {"softmax_wraps_4096.py", "decode_attn_wraps_4096.py", "sparse_attn_wraps_4096.py"}
-    listed |= {c[0] for c in MOE_CANDIDATES} | {"fused_moe_wraps_4096.py"}
+    listed = {n for _, cands in GPU_LIMITS.values() for n, _ in cands if n != "seed"}
+    listed |= {f"{op}_wraps_4096.py" for op in GPU_LIMITS}
     assert listed == {p.name for p in LIMITS.glob("*.py")}
