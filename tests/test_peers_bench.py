@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from scripts_module import script
 
 from kernelgen.spec import load_spec
 
@@ -17,22 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def bench():
-    return _script("bench_library")
+    return script("bench_library")
 
 
 @pytest.fixture(scope="module")
 def worker():
-    return _script("bench_library_worker")
+    return script("bench_library_worker")
 
 
 def test_a_family_starts_only_for_its_ops_and_the_old_default_budget_stays(bench) -> None:

@@ -3,7 +3,6 @@ times, how its summary compares kernelgen_ops with the best peer and the routed 
 noise, and how both scripts pair their host timings by round."""
 
 import contextlib
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -11,25 +10,20 @@ import pytest
 
 from kernelgen.spec import load_spec
 
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, where scripts_module.py lives
+from scripts_module import script  # noqa: E402
+
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    return _script("bench_library")
+    return script("bench_library")
 
 
 @pytest.fixture(scope="module")
 def worker():
-    return _script("bench_library_worker")
+    return script("bench_library_worker")
 
 
 def test_decode_shapes_come_first_then_the_specs(worker) -> None:
@@ -212,7 +206,7 @@ def test_host_rounds_time_each_implementation_once_a_round_in_turn(worker, monke
 
 
 def test_host_overhead_pairs_the_public_call_with_eager_by_round(monkeypatch) -> None:
-    host = _script("host_overhead")
+    host = script("host_overhead")
     order: list[str] = []
     monkeypatch.setattr(host, "per_call_us", lambda fn: fn())
 

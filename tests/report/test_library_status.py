@@ -5,8 +5,13 @@ over, not crashed on. And the library's dispatch on the page: counts in view, sh
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 from test_report import invoke as report
+
+sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, where scripts_module.py lives
+from scripts_module import script  # noqa: E402
 
 from kernelgen.bench.library import (
     Availability,
@@ -244,28 +249,10 @@ def test_the_page_folds_the_dispatch_shapes_under_their_counts(project, wide_dis
     assert "by device time (CUDA graphs) at 11 (" in full and "1x32000, 4x32000)" in full
 
 
-def _script(name: str):
-    """A script of scripts/ as a module (registered, for its dataclasses), with scripts/ on the
-    path for the peers package it imports."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    scripts = Path(__file__).resolve().parents[2] / "scripts"
-    if str(scripts) not in sys.path:
-        sys.path.append(str(scripts))
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, scripts / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def _bench_script():
     """scripts/bench_library.py, for its summary: the synthetic records below are ranked as the
     bench ranks a real one."""
-    return _script("bench_library")
+    return script("bench_library")
 
 
 def _shape_m(op: str, shape: str, impl: str, device_us: float | None, **kw) -> Measurement:
@@ -445,7 +432,7 @@ def test_every_peer_the_bench_times_is_one_the_page_looks_for(monkeypatch):
     from kernelgen.spec import load_spec
 
     monkeypatch.setitem(sys.modules, "flag_gems", types.ModuleType("flag_gems"))
-    worker = _script("bench_library_worker")
+    worker = script("bench_library_worker")
     expected: dict[str, set[str]] = {}
     for group, family in peers.FAMILIES.items():
         for op in family.ops:
