@@ -74,6 +74,10 @@ def judge(op: str, path: Path, device: str, seed: int, log: Path) -> dict:
             "category": v.get("category"),
             "reason": (v.get("reason") or "")[:300],
             "verdict_s": round(v.get("seconds", 0.0), 1),
+            # Where the verdict's time went (records.Phases: truth, compile, start, cases,
+            # checks): what to cut where one is over the bound. wall_s - verdict_s is the
+            # process's start (imports, CUDA's) and its exit.
+            "phases": v.get("phases"),
         }
     except (IndexError, ValueError, KeyError, TypeError):
         row |= {"outcome": "no verdict", "category": None, "verdict_s": None,
