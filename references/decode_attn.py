@@ -47,25 +47,27 @@ import math
 import torch
 import torch.nn.functional as F
 
-from kernelgen.spec import BenchShape, Size
+from kernelgen.spec import BenchShape, Size, models
 from kernelgen.spec.inputs import large_values, lay_out, spec_scalar, values
 from kernelgen.spec.limits import ELEMENTS
 
 # Tokens per KV page: vLLM's default block size 16, FlashInfer's and FlagGems' decode tests' 32,
 # SGLang's and HPC-Ops' 64.
 PAGES = (16, 32, 64)
-# (Hq, Hkv, D) of the models whose decode steps the GPU cases and bench shapes are, every head of
-# the model on one GPU (no tensor parallelism). Llama-3.1-70B is Llama-3-70B's heads at 128K
-# context; Qwen3 runs past 32K with YaRN.
-MODELS = {
-    "llama3_70b": (64, 8, 128),
-    "llama3.1_70b": (64, 8, 128),
-    "qwen3_8b": (32, 8, 128),
-    "qwen3_30b_a3b": (32, 4, 128),
-    "qwen3_235b_a22b": (64, 4, 128),
-    # MHA with a head dim of 64, the group size and D the others lack.
-    "gpt2_medium": (16, 16, 64),
-}
+# The models whose decode steps the GPU cases and bench shapes are, every head of the model on one
+# GPU (no tensor parallelism); kernelgen/spec/models.py has their heads and head dims, with their
+# sources. Query-head groups of 4 (Qwen3-8B), 8 (Llama-3-70B, Qwen3-30B-A3B) and 16
+# (Qwen3-235B-A22B) a KV head, and MHA at a head dim of 64 (GPT-2 medium), the group size and D
+# the others lack. Llama-3.1-70B is Llama-3-70B's heads at 128K context; Qwen3 runs past 32K
+# with YaRN.
+MODELS = (
+    "llama3_70b",
+    "llama3.1_70b",
+    "qwen3_8b",
+    "qwen3_30b_a3b",
+    "qwen3_235b_a22b",
+    "gpt2_medium",
+)
 
 
 def decode_attn(
@@ -288,7 +290,11 @@ def _cpu(name: str, b: int, length: int, n_long: int | None = None, rest: int = 
 
 
 def _heads(model: str) -> dict[str, int]:
-    return dict(zip(("hq", "hkv", "d"), MODELS[model], strict=True))
+    if model not in MODELS:
+        raise KeyError(f"decode_attn: no model {model!r}; its models: {', '.join(MODELS)}")
+    m = models.MODELS[model]
+    assert m.head_dim is not None  # MLA's latent head is sparse_attn's, not this operator's
+    return {"hq": m.heads, "hkv": m.kv_heads, "d": m.head_dim}
 
 
 def _gpu(model: str, what: str, page: int, *batch: int, **extra) -> dict:

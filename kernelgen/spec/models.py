@@ -113,6 +113,18 @@ MODELS: dict[str, ModelDims] = {
         head_dim=128,
         intermediate=28672,
     ),
+    # Llama-3-70B's dims with a 128K context (rope scaling): decode shapes with long requests.
+    "llama3.1_70b": ModelDims(
+        repo="meta-llama/Llama-3.1-70B",
+        source="https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json",
+        read_from="a transcription of it (oumi-ai/oumi configs/recipes/llama3_1/README.md)",
+        hidden=8192,
+        vocab=128256,
+        heads=64,
+        kv_heads=8,
+        head_dim=128,
+        intermediate=28672,
+    ),
     "llama3_8b": ModelDims(
         repo="meta-llama/Meta-Llama-3-8B",
         source="https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
@@ -177,6 +189,18 @@ MODELS: dict[str, ModelDims] = {
         experts=8,
         top_k=2,
         expert_intermediate=14336,
+    ),
+    # Multi-head attention (a KV head per query head) at a head dim of 64: decode_attn's MHA.
+    "gpt2_medium": ModelDims(
+        repo="openai-community/gpt2-medium",
+        source="https://huggingface.co/openai-community/gpt2-medium/blob/main/config.json",
+        read_from="transcriptions of it (n_embd 1024, n_head 16, vocab 50257: "
+        "1501454486/myGPT configs/gpt2medium.py and others that agree)",
+        hidden=1024,
+        vocab=50257,
+        heads=16,
+        kv_heads=16,
+        head_dim=64,
     ),
 }
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernelgen.errors import SpecError, UsageError
-from kernelgen.spec import Case, OpSpec, ScalarInput, known_ops, load_spec, resolve_dim
+from kernelgen.spec import Case, OpSpec, ScalarInput, known_ops, load_spec, models, resolve_dim
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -500,13 +500,15 @@ def test_decode_attn_spec() -> None:
     for named in (gpu, spec.data.bench):
         pages = []
         for size in named:
-            model = next(m for m in spec.module.MODELS if size.name.startswith(m + "_"))
+            model = models.model_of(size.name)
+            assert model in spec.module.MODELS, size.name
+            m = models.MODELS[model]
             heads = tuple(size.dims[k] for k in ("Hq", "Hkv", "D"))
-            assert heads == spec.module.MODELS[model], size.name
+            assert heads == (m.heads, m.kv_heads, m.head_dim), size.name
             assert size.name.endswith(f"_p{size.dims['page']}"), size.name
             pages.append(size.dims["page"])
         assert sorted(set(pages)) == [16, 32, 64] and min(map(pages.count, pages)) >= 2
-    assert spec.module.MODELS["llama3_70b"] == (64, 8, 128)
+    assert spec.module._heads("llama3_70b") == {"hq": 64, "hkv": 8, "d": 128}
     assert any(s.name.startswith("qwen3_") for s in spec.data.bench)
     assert max(c.dims["L"] for c in spec.cases if not c.size.interpreter) >= 131072
     # The batches of BASELINES.md (its floors were at 8 KV heads of 128: live K and V at 4.27
