@@ -30,7 +30,18 @@ LIBRARY_PATHS = frozenset({f"{LIBRARY_RUNTIME}.nearest_bucket"})
 MODULES = frozenset(
     {"torch", "triton", "triton.language", "triton.language.math", "triton.language.extra",
      "triton.language.extra.libdevice", "math", "functools", "typing", "itertools", "operator",
-     LIBRARY_RUNTIME}
+     "triton.tools.tensor_descriptor", LIBRARY_RUNTIME}
+)  # fmt: skip
+# Hopper's TMA from the host: a descriptor of a tensor the launcher holds (its base, shape,
+# strides and block), which the kernel loads through (`desc.load([i, j])`). It reaches no memory
+# a pointer in the kernel could not (the candidate's process holds no judge's buffer), and it
+# needs no global allocator, unlike descriptors made in the kernel (`tl.make_tensor_descriptor`
+# wants `triton.set_allocator`, global state, which stays refused). The warp-specialized
+# pipelines that keep Hopper's tensor cores busy (fp8_gemm's scale FMA beside the next block's
+# product) are built on it in Triton 3.6.
+TENSOR_DESCRIPTOR = frozenset(
+    {"triton.tools.tensor_descriptor.TensorDescriptor",
+     "triton.tools.tensor_descriptor.TensorDescriptor.from_tensor"}
 )  # fmt: skip
 
 _TRITON = ("jit", "autotune", "heuristics", "Config", "cdiv", "next_power_of_2")
@@ -123,6 +134,7 @@ PATHS = (
     | TORCH_LAUNCHER
     | DTYPES
     | LIBRARY_PATHS
+    | TENSOR_DESCRIPTOR
     | frozenset(f"torch.Tensor.{n}" for n in TENSOR_OK)
     # math holds only pure functions and float constants: all of it.
     | frozenset(f"math.{n}" for n in dir(math) if not n.startswith("_"))

@@ -99,6 +99,7 @@ HONEST_TWINS: list[tuple[Path, str, list]] = [
     (HONEST / "softmax_autotuned_many.py", "softmax", [slow]),
     (HONEST / "rms_norm_persistent.py", "rms_norm", [slow]),
     (HONEST / "silu_and_mul_2d.py", "silu_and_mul", []),
+    (HONEST / "softmax_tma_descriptor.py", "softmax", []),
 ]
 
 

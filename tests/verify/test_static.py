@@ -198,6 +198,16 @@ CASES: list[tuple[str, str, str | None]] = [
     ("forbidden-import", candidate("from torch import exp"), candidate("from torch import empty")),
     ("forbidden-import", candidate("from math import *"), candidate("from math import ceil")),
     ("forbidden-import", candidate("import torch.nn.functional as F"), None),
+    # A host TMA descriptor is data the launcher builds, not a way out; the rest of
+    # triton.tools (disassemblers, the compile driver's helpers) is not a candidate's.
+    (
+        "forbidden-import",
+        candidate("from triton.tools.disasm import get_sass"),
+        candidate(
+            "from triton.tools.tensor_descriptor import TensorDescriptor",
+            body="d = TensorDescriptor.from_tensor(x, [1, 16])",
+        ),
+    ),
     (
         "forbidden-import",
         candidate("from triton.runtime import driver"),
