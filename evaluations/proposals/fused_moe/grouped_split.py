@@ -24,13 +24,18 @@ What changed from the shipped kernel, and why:
   16-bit loads that go to shared memory as they are. The same halves bit for bit, so the same
   result.
 - Decode, up to DIRECT_SLOTS token-slots (M=1 at k=8 or k=2): no grouping kernel, no partial
-  buffer, no sum kernel. The up kernel is a GEMV per (slot, DIRECT_N intermediate columns)
-  that reads its slot's expert id itself, the down kernel a GEMV per (token, DIRECT_N hidden
-  columns) over the token's k slots in slot order, in fp32 FMAs (the intermediate is not
-  rounded at all), writing y: two launches where the shipped path has four, and 128 to 384
-  programs where its GEMM grids had 96 to 256. A row's k experts are distinct, so at M=1 each
-  expert's weights are read once, as the grouped path reads them; a few tokens sharing an
-  expert read it again, from L2.
+  buffer, no sum kernel. The up kernel is a GEMV per (slot, 16 intermediate columns) that
+  reads its slot's expert id itself; the down kernel a GEMV per (token, 8 or 32 hidden
+  columns) that loads all the token's k experts' rows in one [k, rows, 256] tile a step and
+  sums the k weighted results in a fixed order (a tree over the slots, where the shipped sum
+  kernel adds them one after another: the same fp32 adds, a different fixed order), writing
+  y. fp32 FMAs throughout, so the intermediate is not rounded at all. Two launches where the
+  shipped path has four, 384 and 256 programs at qwen3_30b_a3b_M1 (224 and 128 at
+  mixtral_8x7b_tp8_M1) where its GEMM grids had 96 and 256, each with ~32 KB of weights in
+  flight a step (these loads feed no dot, so Triton does not pipeline them: a step's width is
+  what keeps the bytes in flight). A row's k experts are distinct, so at M=1 each expert's
+  weights are read once, as the grouped path reads them; a few tokens sharing an expert read
+  it again, from L2.
 - TUNE_SPACE offers BLOCK_M 128 as well (two warpgroups of 64 rows at num_warps 8): at
   256 to 1024 slots an expert (the M=4096 shapes) a 64-row tile does half the MMA work per
   byte of weight tile that a 128-row one does. A config past shared memory fails alone in the
@@ -80,8 +85,14 @@ BLOCK_SLOTS = 256  # token-slots per program of the counting and scatter kernels
 SMALL_SLOTS = 128
 # Up to this many token-slots the call takes the direct path (two GEMV launches, no grouping).
 DIRECT_SLOTS = 8
-DIRECT_N = 16  # output columns per program of the direct path's GEMVs
-DIRECT_K = 256  # reduction chunk of the direct path's GEMVs
+# The direct up GEMV's tile: DIRECT_N columns of gate and of up by DIRECT_K of H a step, 32 KB
+# of weights in flight per program (its loads feed no dot, so nothing pipelines them).
+DIRECT_N = 16
+DIRECT_K = 512
+# The direct down GEMV's: k experts x BLOCK_N rows x DIRECT_K_DOWN of I a step, about
+# DIRECT_TILE elements (32 KB), BLOCK_N = 8 at k=8 and 32 at k=2.
+DIRECT_K_DOWN = 256
+DIRECT_TILE = 16384
 # Blocks per group of the swizzled GEMM grids: the programs in flight cover GROUP blocks and
 # all their column tiles.
 GROUP = 8
@@ -360,7 +371,10 @@ def _up_direct_kernel(
     BLOCK_K: tl.constexpr,
 ):
     """One token-slot's gate and up columns as GEMVs in fp32 FMAs: at decode the weights'
-    bytes are the cost, and a 16-row tensor-core tile would hold one live row."""
+    bytes are the cost, and a 16-row tensor-core tile would hold one live row. Each step
+    reduces its [BLOCK_N, BLOCK_K] products at once, so no 2-D accumulator holds registers
+    and a step's loads can be wide (they feed no dot, so nothing pipelines them: a program's
+    bytes in flight are one step's)."""
     s = tl.program_id(0)
     token = (s // topk).to(tl.int64)
     expert = tl.load(ids_ptr + token * stride_idm + (s % topk) * stride_idk).to(tl.int64)
@@ -369,8 +383,8 @@ def _up_direct_kernel(
     ks = tl.arange(0, BLOCK_K)
     w_gate = w1_ptr + expert * stride_w1e + cols[:, None] * stride_w1n
     w_up = w_gate + inter * stride_w1n
-    gate = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
-    up = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
+    gate = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    up = tl.zeros((BLOCK_N,), dtype=tl.float32)
     for k0 in range(0, hidden, BLOCK_K):
         k_ok = (k0 + ks) < hidden
         xv = tl.load(x_ptr + token * stride_xm + (k0 + ks) * stride_xh, mask=k_ok, other=0.0)
@@ -378,10 +392,9 @@ def _up_direct_kernel(
         wmask = col_ok[:, None] & k_ok[None, :]
         wg = tl.load(w_gate + (k0 + ks)[None, :] * stride_w1h, mask=wmask, other=0.0)
         wu = tl.load(w_up + (k0 + ks)[None, :] * stride_w1h, mask=wmask, other=0.0)
-        gate += wg.to(tl.float32) * xv
-        up += wu.to(tl.float32) * xv
-    g = tl.sum(gate, axis=1)
-    act = g / (1.0 + tl.exp(-g)) * tl.sum(up, axis=1)
+        gate += tl.sum(wg.to(tl.float32) * xv, axis=1)
+        up += tl.sum(wu.to(tl.float32) * xv, axis=1)
+    act = gate / (1.0 + tl.exp(-gate)) * up
     tl.store(act_ptr + s.to(tl.int64) * inter + cols, act, mask=col_ok)
 
 
@@ -402,29 +415,33 @@ def _down_direct_kernel(
     stride_twk,
     stride_idm,
     stride_idk,
+    BLOCK_J: tl.constexpr,  # power of two >= k
     BLOCK_N: tl.constexpr,
     BLOCK_K: tl.constexpr,
 ):
-    """One token's DIRECT_N outputs: its k slots' GEMVs against their experts' w2 in fp32 FMAs,
-    each scaled by its routing weight and summed in slot order, rounded once."""
+    """One token's BLOCK_N outputs: all its k slots' GEMVs against their experts' w2 at once
+    (a step loads a [k, BLOCK_N, BLOCK_K] tile: k experts' bytes in flight, not one's), in fp32
+    FMAs; each slot's sum scaled by its routing weight, the k of them summed in a fixed order
+    (a tree over the slots), rounded once."""
     m = tl.program_id(0).to(tl.int64)
     cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     col_ok = cols < hidden
+    js = tl.arange(0, BLOCK_J)
+    j_ok = js < topk
     ks = tl.arange(0, BLOCK_K)
-    y = tl.zeros((BLOCK_N,), dtype=tl.float32)
-    for j in range(0, topk):
-        expert = tl.load(ids_ptr + m * stride_idm + j * stride_idk).to(tl.int64)
-        weight = tl.load(tw_ptr + m * stride_twm + j * stride_twk)
-        a_row = act_ptr + (m * topk + j) * inter
-        w_rows = w2_ptr + expert * stride_w2e + cols[:, None] * stride_w2h
-        acc = tl.zeros((BLOCK_N, BLOCK_K), dtype=tl.float32)
-        for k0 in range(0, inter, BLOCK_K):
-            k_ok = (k0 + ks) < inter
-            a = tl.load(a_row + k0 + ks, mask=k_ok, other=0.0)
-            w = tl.load(w_rows + (k0 + ks)[None, :] * stride_w2i,
-                        mask=col_ok[:, None] & k_ok[None, :], other=0.0)  # fmt: skip
-            acc += w.to(tl.float32) * a[None, :]
-        y += tl.sum(acc, axis=1) * weight
+    experts = tl.load(ids_ptr + m * stride_idm + js * stride_idk, mask=j_ok, other=0).to(tl.int64)
+    weights = tl.load(tw_ptr + m * stride_twm + js * stride_twk, mask=j_ok, other=0.0)
+    w_rows = w2_ptr + experts[:, None, None] * stride_w2e + cols[None, :, None] * stride_w2h
+    a_rows = act_ptr + (m * topk + js)[:, None] * inter
+    row_ok = j_ok[:, None, None] & col_ok[None, :, None]
+    acc = tl.zeros((BLOCK_J, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, inter, BLOCK_K):
+        k_ok = (k0 + ks) < inter
+        a = tl.load(a_rows + (k0 + ks)[None, :], mask=j_ok[:, None] & k_ok[None, :], other=0.0)
+        w = tl.load(w_rows + (k0 + ks)[None, None, :] * stride_w2i,
+                    mask=row_ok & k_ok[None, None, :], other=0.0)  # fmt: skip
+        acc += tl.sum(w.to(tl.float32) * a[:, None, :], axis=2)
+    y = tl.sum(acc * weights[:, None], axis=0)
     tl.store(y_ptr + m * hidden + cols, y.to(y_ptr.dtype.element_ty), mask=col_ok)
 
 
@@ -462,12 +479,16 @@ def fused_moe(
         _up_direct_kernel[(n_slots, triton.cdiv(inter, DIRECT_N))](
             act, x, w1, topk_ids, topk, h, inter, x.stride(0), x.stride(1),
             w1.stride(0), w1.stride(1), w1.stride(2), *ids_s,
-            BLOCK_N=DIRECT_N, BLOCK_K=DIRECT_K, num_warps=4,
+            BLOCK_N=DIRECT_N, BLOCK_K=DIRECT_K, num_warps=8,
         )  # fmt: skip
-        _down_direct_kernel[(m, triton.cdiv(h, DIRECT_N))](
+        block_j = triton.next_power_of_2(topk)
+        # About DIRECT_TILE elements of w2 a step: the k experts' rows side by side.
+        block_n = max(4, DIRECT_TILE // (block_j * DIRECT_K_DOWN))
+        _down_direct_kernel[(m, triton.cdiv(h, block_n))](
             y, act, w2, topk_weights, topk_ids, topk, h, inter,
             w2.stride(0), w2.stride(1), w2.stride(2), topk_weights.stride(0),
-            topk_weights.stride(1), *ids_s, BLOCK_N=DIRECT_N, BLOCK_K=DIRECT_K, num_warps=4,
+            topk_weights.stride(1), *ids_s, BLOCK_J=block_j, BLOCK_N=block_n,
+            BLOCK_K=DIRECT_K_DOWN, num_warps=8,
         )  # fmt: skip
         return y
     cfg = _config(m, n_experts, h, inter)
