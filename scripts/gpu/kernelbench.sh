@@ -5,12 +5,14 @@
 # it. On the GPU machine, from the repo root, .whl carried, and a KernelBench checkout carried
 # as data (KB: its folder holding level1/ and level2/).
 #
-#   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240] [SUITE_S=540]
+#   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
 #     [JOBS=4] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
 # lock, the judges share it, and each problem's entry says how long it waited (lock_wait_s).
+# A run's time limit (BUDGET_S) counts its waits too, so by default it grows with JOBS: 240 s of
+# one problem alone, each other job's timings waited for on top.
 #
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
@@ -28,8 +30,8 @@ trap 'kill $packer 2>/dev/null; pack' EXIT
 timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
   --proposer files --source evaluations/kernelbench/candidates \
-  --budget-s "${BUDGET_S:-240}" --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" \
-  --jobs "${JOBS:-4}" \
+  --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" \
+  --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"
 grep -vE "^\s*$" "$OUT/suite.log" | tail -n 60 | cut -c1-240
