@@ -11,8 +11,9 @@ DIR/cold-verdicts.jsonl as it comes (a call cut short keeps those done), and a t
 run. Whether a verdict is the right one is the tests' business (tests/verify, `-m gpu` on the
 GPU); this measures how long it takes and records what it said.
 
-With --parallel N, N verdicts run side by side: each one's time is then an upper bound of its
-time alone (they share the host's cores and the GPU).
+With --parallel N, N verdicts run side by side, each with 1/N of the truths' memory and of the
+compile runners a judge alone has: each one's time is then an upper bound of its time alone (they
+share the host's cores and the GPU).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+
+from kernelgen.gpulock import judges_share
 
 ROOT = Path(__file__).resolve().parents[1]
 OPS = sorted(p.stem for p in (ROOT / "references").glob("*.py"))
@@ -56,10 +59,12 @@ def operator_of(path: Path) -> str | None:
     return found[0]
 
 
-def judge(op: str, path: Path, device: str, seed: int, log: Path) -> dict:
-    """One verdict in a fresh process over a fresh Triton cache (and compile-ahead index)."""
+def judge(op: str, path: Path, device: str, seed: int, log: Path, parallel: int) -> dict:
+    """One verdict in a fresh process over a fresh Triton cache (and compile-ahead index), with
+    its part of the GPU's memory and the host's compile runners where `parallel` run at once."""
     with tempfile.TemporaryDirectory(prefix="kernelgen-cold-") as cache:
         env = {**os.environ, "KERNELGEN_TRITON_CACHE": cache, "TRITON_CACHE_DIR": cache}
+        env |= judges_share(parallel)
         cmd = [sys.executable, "-m", "kernelgen", "verify", op, str(path)]
         cmd += ["--device", device, "--seed", str(seed)]
         start = time.monotonic()
@@ -101,7 +106,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "cold-verdicts.jsonl"
     with ThreadPoolExecutor(max(1, args.parallel)) as ex:
-        rows = list(ex.map(lambda c: judge(*c, args.device, args.seed, log), todo))
+        rows = list(ex.map(lambda c: judge(*c, args.device, args.seed, log, args.parallel), todo))
     title = f"cold verdicts on {args.device}, seed {args.seed}, {args.parallel} at once"
     table = Table(title=title)
     for col in ("file", "op", "outcome", "category", "wall s", "verdict s"):

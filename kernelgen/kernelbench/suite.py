@@ -45,8 +45,6 @@ from kernelgen.spec import known_ops, load_spec
 from kernelgen.spec.origin import IMPORTED_NAME
 
 PROPOSERS = ("llm", "tune", "replay", "files", "agent")
-TRUTH_SHARE_ENV = "KERNELGEN_TRUTH_SHARE"
-COMPILERS_ENV = "KERNELGEN_COMPILE_WORKERS"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -305,20 +303,13 @@ def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
     if jobs == 1 and gpulock.lock_path() is None:
         yield None
         return
-    from kernelgen.verify.ahead import workers
-    from kernelgen.verify.truth import RESIDENT_SHARE
-
     waits = scratch() / "logs" / name / "gpulock"
     waits.mkdir(parents=True, exist_ok=True)
     env = {
         gpulock.LOCK_ENV: str(gpulock.lock_path() or scratch() / "gpu.lock"),
         gpulock.LOG_ENV: str(waits),
     }
-    if jobs > 1:
-        share = float(os.environ.get(TRUTH_SHARE_ENV) or RESIDENT_SHARE)
-        env[TRUTH_SHARE_ENV] = f"{share / jobs:.4f}"
-        # The host's compile runners split too: 12 a judge, 4 judges, 16 cores.
-        env[COMPILERS_ENV] = str(max(1, workers() // jobs))
+    env |= gpulock.judges_share(jobs)
     before = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from kernelgen import gpulock
 from kernelgen.spec import BenchShape, OpSpec, TensorInput, resolve_dim
 from kernelgen.verify.protocol import Compile, Failed, Load, TensorMeta
 from kernelgen.verify.sandbox import sandbox_env
@@ -52,7 +53,7 @@ class Miss:
 def workers() -> int:
     """Compile runners of one judge: the host's cores less two, at most 12; or
     KERNELGEN_COMPILE_WORKERS where several judges share the host (a suite's --jobs)."""
-    given = os.environ.get("KERNELGEN_COMPILE_WORKERS")
+    given = os.environ.get(gpulock.COMPILERS_ENV)
     if given and given.isdigit():
         return max(1, int(given))
     return max(1, min(12, (os.cpu_count() or 2) - 2))

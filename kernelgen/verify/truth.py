@@ -148,7 +148,7 @@ def _device_budget(device: str) -> int | None:
     share one GPU (scripts/gpu/verifier.sh's suite shards)."""
     if not device.startswith("cuda") or not torch.cuda.is_available():
         return None  # the CPU's cases are the interpreter's sizes (tests fake a CUDA run on it)
-    share = float(os.environ.get("KERNELGEN_TRUTH_SHARE") or RESIDENT_SHARE)
+    share = float(os.environ.get(gpulock.TRUTH_SHARE_ENV) or RESIDENT_SHARE)
     return int(share * torch.cuda.get_device_properties(torch.device(device)).total_memory)
 
 

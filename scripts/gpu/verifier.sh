@@ -45,10 +45,11 @@ if has suite; then
   fi
   shards=${SHARDS:-3}
   export KERNELGEN_VERDICT_LOG="$OUT/suite-verdicts.jsonl"
-  # The shards' judges share the GPU: 6 with every truth kept ran it out of memory at the limit
-  # cases (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite).
-  KERNELGEN_TRUTH_SHARE=$(python3 -c "print(round(0.7 / ${SHARDS:-3}, 3))")
-  export KERNELGEN_TRUTH_SHARE
+  # The shards' judges share the GPU and the host: 6 with every truth kept ran it out of memory
+  # at the limit cases (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite), and
+  # each would start 12 compile runners on the 16 cores. Each gets its part of both.
+  while IFS='=' read -r name value; do export "$name=$value"; done < <(python3 -c \
+    "from kernelgen.gpulock import judges_share; [print(f'{k}={v}') for k, v in judges_share($shards).items()]")
   for ((s = 0; s < shards; s++)); do
     mine=()
     for ((i = s; i < ${#ids[@]}; i += shards)); do mine+=("${ids[$i]}"); done
@@ -57,7 +58,7 @@ if has suite; then
       > "$OUT/suite-$s.log" 2>&1 &
   done
   wait
-  unset KERNELGEN_VERDICT_LOG KERNELGEN_TRUTH_SHARE
+  unset KERNELGEN_VERDICT_LOG KERNELGEN_TRUTH_SHARE KERNELGEN_COMPILE_WORKERS
   echo "== suite: ${#ids[@]} tests in $shards shards"
   grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
   grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300

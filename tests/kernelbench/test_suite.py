@@ -206,8 +206,9 @@ def test_jobs_attempt_problems_at_once_under_the_gpu_lock(
     import time
 
     from kernelgen import gpulock
+    from kernelgen.gpulock import COMPILERS_ENV, TRUTH_SHARE_ENV
     from kernelgen.kernelbench import attempt
-    from kernelgen.kernelbench.suite import COMPILERS_ENV, TRUTH_SHARE_ENV, scratch
+    from kernelgen.kernelbench.suite import scratch
     from kernelgen.verify.ahead import workers
 
     _two_levels(kb_project)

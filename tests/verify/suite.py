@@ -98,6 +98,7 @@ def _log(op: str, path: Path, device: str, v: Verdict, wall: float) -> None:
         return
     line = {"file": path.name, "op": op, "device": device, "outcome": v.outcome,
             "category": v.category, "reason": v.reason, "cold": COLD,
-            "wall_s": round(wall, 1)}  # fmt: skip
+            "wall_s": round(wall, 1),
+            "phases": v.phases.model_dump() if v.phases else None}  # fmt: skip
     with open(log, "a") as f:
         f.write(json.dumps(line) + "\n")

@@ -37,7 +37,8 @@ def _softmax_persistent_kernel(
             mask = cols < n_cols
             x = tl.load(x_row + cols * stride_xn, mask=mask, other=-float("inf"))
             y = tl.exp(x.to(tl.float32) - row_max) / total
-            tl.store(y_ptr + tl.cast(row, tl.int64) * stride_ym + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+            y_row = y_ptr + tl.cast(row, tl.int64) * stride_ym
+            tl.store(y_row + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 def softmax(x):

@@ -20,7 +20,8 @@ def _softmax_desc(y_ptr, desc, n_cols, stride_y, BLOCK: tl.constexpr):
     m = tl.max(x, 0)
     e = tl.exp(x - m)
     y = e / tl.sum(e, 0)
-    tl.store(y_ptr + row.to(tl.int64) * stride_y + cols, y.to(y_ptr.dtype.element_ty), mask=cols < n_cols)
+    y_row = y_ptr + row.to(tl.int64) * stride_y
+    tl.store(y_row + cols, y.to(y_ptr.dtype.element_ty), mask=cols < n_cols)
 
 
 @triton.jit
