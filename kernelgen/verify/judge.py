@@ -144,6 +144,7 @@ class Evaluator:
         self.pool.close()
         if self.compilers is not None:
             self.compilers.close()
+        self.truths.release()
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def calibrate(self, verdict: Verdict) -> None:

@@ -53,3 +53,16 @@ def test_a_drawn_case_s_long_name_makes_a_file_name_the_os_takes(tmp_path: Path)
     assert len(stem.encode()) <= 160 and stem != _file_stem(name.replace("Q=", "q="))
     (tmp_path / f"{stem}-a.pt").write_bytes(b"")  # OSError 36 with the name as it was
     assert _file_stem("small/float32/normal") == "small-float32-normal"
+
+
+def test_a_closed_judge_holds_no_truth(tmp_path: Path) -> None:
+    """A judge's truths go with it: the suite's shards judge one cold candidate after another in
+    one process, which must not keep the largest case it drew."""
+    from kernelgen.verify.judge import Evaluator
+
+    spec, cases = _cases()
+    ev = Evaluator("softmax", "cpu", seed=3)
+    ev.truths.get(cases[0])
+    assert ev.truths._cases
+    ev.close()
+    assert not ev.truths._cases and not ev.truths._sizes
