@@ -39,7 +39,7 @@ LOCK_ENV = "KERNELGEN_GPU_LOCK"
 LOG_ENV = "KERNELGEN_GPU_LOCK_LOG"
 # The log of takers that name no operator (the device's ceilings).
 HOST_LOG = "_host"
-# Read by kernelgen/verify/truth.py and ahead.py: set where several judges share one GPU.
+# Read by kernelgen/verify/truth.py and ahead.py, set by kernelgen/verify/sharing.py.
 TRUTH_SHARE_ENV = "KERNELGEN_TRUTH_SHARE"
 COMPILERS_ENV = "KERNELGEN_COMPILE_WORKERS"
 
@@ -50,21 +50,6 @@ def lock_path() -> Path | None:
     """The lock file named by KERNELGEN_GPU_LOCK, or None: no lock."""
     value = os.environ.get(LOCK_ENV)
     return Path(value) if value else None
-
-
-def judges_share(jobs: int) -> dict[str, str]:
-    """The environment of one of `jobs` judges sharing this GPU and host: its part of the truths'
-    share of GPU memory (KERNELGEN_TRUTH_SHARE) and of the host's compile runners
-    (KERNELGEN_COMPILE_WORKERS). Four cold judges each with 12 compile runners and a third of
-    the GPU's memory for truths ran 48 compiles on 16 cores and past the H200's memory at the
-    limit cases; a judge alone gets nothing (its defaults)."""
-    if jobs <= 1:
-        return {}
-    from kernelgen.verify.ahead import workers
-    from kernelgen.verify.truth import RESIDENT_SHARE
-
-    share = float(os.environ.get(TRUTH_SHARE_ENV) or RESIDENT_SHARE)
-    return {TRUTH_SHARE_ENV: f"{share / jobs:.4f}", COMPILERS_ENV: str(max(1, workers() // jobs))}
 
 
 def log_file(folder: Path, op: str | None) -> Path:

@@ -32,7 +32,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from kernelgen.gpulock import judges_share
+from kernelgen.verify.sharing import judges_share
 
 ROOT = Path(__file__).resolve().parents[1]
 OPS = sorted(p.stem for p in (ROOT / "references").glob("*.py"))

@@ -303,13 +303,15 @@ def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
     if jobs == 1 and gpulock.lock_path() is None:
         yield None
         return
+    from kernelgen.verify.sharing import judges_share  # torch: not at the CLI's import
+
     waits = scratch() / "logs" / name / "gpulock"
     waits.mkdir(parents=True, exist_ok=True)
     env = {
         gpulock.LOCK_ENV: str(gpulock.lock_path() or scratch() / "gpu.lock"),
         gpulock.LOG_ENV: str(waits),
     }
-    env |= gpulock.judges_share(jobs)
+    env |= judges_share(jobs)
     before = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

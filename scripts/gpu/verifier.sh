@@ -49,7 +49,7 @@ if has suite; then
   # at the limit cases (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite), and
   # each would start 12 compile runners on the 16 cores. Each gets its part of both.
   while IFS='=' read -r name value; do export "$name=$value"; done < <(python3 -c \
-    "from kernelgen.gpulock import judges_share; [print(f'{k}={v}') for k, v in judges_share($shards).items()]")
+    "from kernelgen.verify.sharing import judges_share as s; [print(f'{k}={v}') for k, v in s($shards).items()]")
   for ((s = 0; s < shards; s++)); do
     mine=()
     for ((i = s; i < ${#ids[@]}; i += shards)); do mine+=("${ids[$i]}"); done
