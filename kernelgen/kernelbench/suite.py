@@ -341,12 +341,18 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
             gpulock.log_file(book.waits, p.op).unlink(missing_ok=True)
         book.put(p)
     event(f"{p.op}: {'resuming' if resuming else 'starting'} ({proposer}, {s.device})")
+    # Whether the proposer has anything for it first: an import runs the problem's Model
+    # several times on the host (seconds, a large convolution's more), which a problem with
+    # nothing to judge need not cost the suite's lease.
+    why = attempt.unusable(p, s, proposer)
+    if why:
+        return _stop(book, p, why)
     if not resuming and p.file and s.checkout:
         with _importing:
             why = _import(paths.root() / s.checkout / p.file)
         if why:
             return _stop(book, p, f"import refused: {why}")
-    why = attempt.cannot_run(p, s) or attempt.unusable(p, s, proposer)
+    why = attempt.cannot_run(p, s)
     if why:
         return _stop(book, p, why)
     log = scratch() / "logs" / book.rec.name / f"{p.op}.log"

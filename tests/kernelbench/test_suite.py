@@ -19,6 +19,7 @@ from kernelgen.propose.base import Proposal
 from kernelgen.propose.files import FilesProposer
 from kernelgen.records import Budget
 from kernelgen.run import loop
+from kernelgen.spec import reference_path
 
 HERE = Path(__file__).parent
 GOOD = (HERE / "candidates" / "softmax_rows.py").read_text()
@@ -71,6 +72,7 @@ def test_a_suite_runs_the_pipeline_and_kernelbench_s_check(kb_project: Path) -> 
     assert check["correct"] is True and len(check["trials"]) == 5
     assert mat["status"] == "not attempted" and mat["run"] is None
     assert "no candidates" in mat["reason"]
+    assert not reference_path(MATMUL).exists()  # nothing to judge: not even imported
     assert last["summary"]["eager"]["fast_0"] == 0.5 and last["summary"]["eager"]["fast_1"] == 0
     # Run again: nothing is attempted twice.
     again = CliRunner().invoke(app, args)
