@@ -180,6 +180,23 @@ def test_rejects_failures_suspects_and_missing_shapes() -> None:
     assert not ok and "re-check it in a fresh process" in why
 
 
+def test_a_kernel_to_beat_that_runs_nowhere_loses_to_one_that_runs() -> None:
+    """The library's sparse_attn past sm_90's shared memory at the MLA dims its spec now
+    benchmarks: the rewrite that runs there is promoted over it."""
+    oor = "OutOfResources: shared memory, Required: 655616, Hardware limit: 232448"
+    broken = _record({}, failed=[ShapeFailure(shape=n, who="candidate", error=oor) for n in BEST])
+    ok, why = accepts(_record(BEST), broken)
+    assert ok and "ran at none of the 3 shapes" in why and oor in why
+    # Nothing timed on either side is no win.
+    ok, why = accepts(_record({}), _record({}))
+    assert not ok and "no shape was timed for both" in why
+    # Where it ran somewhere, the rule holds there: no faster at a and b is no win.
+    partly = _record({"a": BEST["a"], "b": BEST["b"]},
+                     failed=[ShapeFailure(shape="c", who="candidate", error=oor)])  # fmt: skip
+    ok, why = accepts(_record(BEST), partly)
+    assert not ok and "does not beat" in why
+
+
 def test_a_peer_failure_does_not_block_acceptance() -> None:
     new = _record(
         {n: (us / 2, 0.0) for n, (us, _) in BEST.items()},
