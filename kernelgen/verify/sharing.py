@@ -13,9 +13,10 @@ from kernelgen.verify.truth import RESIDENT_SHARE
 def judges_share(jobs: int) -> dict[str, str]:
     """The environment of one of `jobs` judges sharing this GPU and host: its part of the truths'
     share of GPU memory (KERNELGEN_TRUTH_SHARE) and of the host's compile runners
-    (KERNELGEN_COMPILE_WORKERS). Cold judges side by side each with 12 compile runners and a
-    third of the GPU's memory for truths ran 48 compiles on 16 cores and past the H200's memory
-    at the limit cases; a judge alone gets nothing (its defaults)."""
+    (KERNELGEN_COMPILE_WORKERS). Six suite shards with a judge's defaults ran the H200 out of
+    memory at the limit cases (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite),
+    and four cold judges would each start 12 compile runners on its 16 cores. A judge alone gets
+    nothing: its defaults."""
     if jobs <= 1:
         return {}
     share = float(os.environ.get(TRUTH_SHARE_ENV) or RESIDENT_SHARE)

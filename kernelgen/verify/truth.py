@@ -244,9 +244,9 @@ class Truths:
 
     def release(self) -> None:
         """Drop every truth and give their GPU memory back to the device: a process that outlives
-        its judge (the suite's shards, cold verdict after cold verdict) otherwise keeps the
-        largest it ever drew in torch's cache, and four shards on the H200 each held up to 41 GB
-        of it, which ran the candidates out of memory."""
+        its judge (a suite shard, cold verdict after cold verdict) otherwise keeps the largest
+        truths it ever drew in torch's cache, memory the next candidate's process cannot have
+        (the suite's six shards on the H200 ran their candidates out of memory)."""
         with self._lock:
             self._cases.clear()
             self._sizes.clear()
