@@ -387,11 +387,13 @@ def accepts(new: BenchRecord, best: BenchRecord) -> tuple[bool, str]:
         n, how = next(iter(apart.items()))
         return False, f"{n}: no figure measured the same way for both ({how})"
     common = list(ratios)
-    # Shapes where the kernel to beat failed and this one ran: the library's kernel at dims that
-    # a changed spec brought (sparse_attn's 576/512, past its shared memory on sm_90). Where it
-    # ran at none, the kernel that runs wins; elsewhere the rule below holds on the rest.
-    outright = {f.shape: f.error for f in best.failed if f.who == "candidate" and f.shape in ours}
     if not common:
+        # The kernel to beat failed at every shape this one ran: the library's kernel at dims a
+        # changed spec brought (sparse_attn's 576/512, past its shared memory on sm_90). The
+        # kernel that runs wins; where both ran somewhere, the rule below holds there.
+        outright = {
+            f.shape: f.error for f in best.failed if f.who == "candidate" and f.shape in ours
+        }
         if outright:
             shape, error = next(iter(outright.items()))
             return True, (

@@ -13,8 +13,6 @@ from kernelgen.spec import load_spec
 sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/, where scripts_module.py lives
 from scripts_module import script  # noqa: E402
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
 
 @pytest.fixture(scope="module")
 def bench():
