@@ -4,6 +4,7 @@
 # compute-sanitizer: scripts/gpu/seeds.sh). On the GPU machine, from the repo root, .whl carried; output under $OUT as it goes.
 #
 #   [STEPS="hang suite"] [SHARDS=3] [SUITE_S=330] [SUITE_K="6_race or honest"] [SUITE=FILES]
+#   [SUITE_PART=I/N]
 #   [TESTS=tests/verify] [PROFILE_OPS=rms_norm] [PROFILE_S=120]
 #   [COLD="PATH ..."] [COLD_PARALLEL=2] [COLD_SEED=1] [COLD_S=540]
 #     bash scripts/gpu/verifier.sh [NODE_ID ...]
@@ -13,7 +14,8 @@
 #             $OUT/suite-hang.log
 #   suite     the GPU tests of SUITE (default tests/verify/test_holes.py and test_suite_gpu.py: the
 #             adversarial suite), or the node ids given,
-#             or those SUITE_K selects (as pytest -k), in SHARDS pytest processes side by side:
+#             or those SUITE_K selects (as pytest -k); SUITE_PART=I/N keeps every Nth of them from
+#             the Ith (0-based), the suite split over N calls. In SHARDS pytest processes side by side:
 #             each cheat is a fresh source whose first minute is compile-ahead and process start,
 #             which leave the GPU idle. Each shard is cut at SUITE_S seconds. $OUT/suite-N.log,
 #             and every verdict as it comes (category, reason, wall) in
@@ -42,6 +44,11 @@ if has suite; then
     # shellcheck disable=SC2086 # SUITE is a list of paths
     mapfile -t ids < <(python3 -m pytest --collect-only -q -m gpu $suite ${SUITE_K:+-k "$SUITE_K"} \
       2>/dev/null | grep '::')
+  fi
+  if [ -n "${SUITE_PART:-}" ]; then
+    part=${SUITE_PART%/*} parts=${SUITE_PART#*/} kept=()
+    for ((i = part; i < ${#ids[@]}; i += parts)); do kept+=("${ids[$i]}"); done
+    ids=("${kept[@]}")
   fi
   shards=${SHARDS:-3}
   export KERNELGEN_VERDICT_LOG="$OUT/suite-verdicts.jsonl"
