@@ -11,7 +11,7 @@ Written by `kernelgen promote` from MANIFEST.json: do not edit by hand.
     kernelgen_ops.router_gemm(...)   20261205-051507-agent-44b7/r01-c01, 2.32x vs best peer
     kernelgen_ops.silu_and_mul(...)  seed, 1.00x vs best peer
     kernelgen_ops.softmax(...)       20261204-144946-agent-b8b6/r01-c01, 1.21x vs best peer
-    kernelgen_ops.sparse_attn(...)   20261203-093152-agent-dc80/r02-c01-tuned, 7.96x vs best peer
+    kernelgen_ops.sparse_attn(...)   20261205-121717-agent-f073/r01-c01-tuned, 6.23x vs best peer
     kernelgen_ops.topk(...)          20261205-033417-agent-5842/r01-c01, 1.59x vs best peer
 
 Each figure is the kernel's speedup over the best peer measured, geomean over shapes: at each
@@ -442,7 +442,7 @@ def softmax(x: torch.Tensor) -> torch.Tensor:
     return _softmax_call.fast(x)
 
 
-# sparse_attn: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 7.96x vs the best
+# sparse_attn: tune run 20261205-121717-agent-f073/r01-c01-tuned on NVIDIA H200, 6.23x vs the best
 # peer
 # The contract, the dispatch and the launcher, answered once per key (_calls.py).
 _sparse_attn_call = _calls.Call("sparse_attn", _contracts, _sparse_attn)
@@ -486,7 +486,7 @@ def sparse_attn(
     positions its top-k selector chose (DeepSeek's sparse attention, DSA: the lightning indexer's
     top-2048, references/topk.py, feeds FlashMLA's sparse kernels).
 
-    Kernel: tune run 20261203-093152-agent-dc80/r02-c01-tuned on NVIDIA H200, 7.96x vs the best
+    Kernel: tune run 20261205-121717-agent-f073/r01-c01-tuned on NVIDIA H200, 6.23x vs the best
     peer; see kernelgen_ops.available()["sparse_attn"].
     """
     # Under torch.compile the custom op keeps the kernel opaque to the tracer; in eager mode the

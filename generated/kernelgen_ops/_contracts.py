@@ -592,16 +592,14 @@ def check_sparse_attn(
     if q.dim() != 3 or k.dim() != 3 or v.dim() != 3 or k.shape[:2] != v.shape[:2]:
         raise ValueError(
             f"kernelgen_ops.{op}: q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}; "
-            "expected q (T, Hq, D) and k, v (S, Hkv, D)"
+            "expected q (T, Hq, D), k (S, Hkv, D) and v (S, Hkv, Dv)"
         )
-    # The spec takes v narrower than k (DeepSeek's MLA: 576/512); the shipped kernel pads both to
-    # one width and was verified with v as wide as k only, so the library takes Dv = D until a
-    # kernel judged at other widths is promoted.
-    if v.shape[2] != k.shape[2]:
+    # v may be narrower than q and k (DeepSeek's MLA: 576/512), never wider: the judge draws
+    # Dv <= D (the spec's domain), so a wider v was never verified.
+    if v.shape[2] > k.shape[2]:
         raise ValueError(
             f"kernelgen_ops.{op}: v {tuple(v.shape)} is {v.shape[2]} wide and k {tuple(k.shape)} "
-            f"{k.shape[2]}; supported: v as wide as q and k (Dv = D); a narrower v (MLA's "
-            "576/512) is not verified yet"
+            f"{k.shape[2]}; supported: v as wide as k or narrower (Dv <= D)"
         )
     tokens, heads, head_dim = q.shape
     kv_heads = k.shape[1]
@@ -628,7 +626,7 @@ def fake_sparse_attn(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, indices: torch.Tensor, scale: float
 ) -> torch.Tensor:
     check_sparse_attn(q, k, v, indices, scale)
-    return torch.empty_like(q, memory_format=torch.contiguous_format)
+    return q.new_empty((*q.shape[:2], v.shape[2]))
 
 
 def dims_sparse_attn(
@@ -659,4 +657,4 @@ def torch_sparse_attn(
         scale=scale,
     )
     out = torch.where(valid.any(dim=-1)[:, None, None, None], out, 0.0)
-    return out.reshape(tokens, heads, head_dim).to(q.dtype)
+    return out.reshape(tokens, heads, v.shape[2]).to(q.dtype)
