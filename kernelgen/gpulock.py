@@ -18,6 +18,11 @@ nested in another costs nothing and cannot queue behind a timing that waits for 
 A thread that asks for the lock exclusive while it holds it (or shared while it holds it
 exclusive) would wait for itself: that is a RuntimeError.
 
+A limit case's truth (kernelgen/verify/limits.py: inputs of 4-12 GiB, and torch's answer on all of
+them) is drawn by one judge of the host at a time: `limit_truth` holds a flock of its own,
+`<lock>.limits`, exclusive. It is taken inside the judge's shared section and never waited on by a
+timing, so it adds no wait to the GPU lock's order.
+
 Where KERNELGEN_GPU_LOCK_LOG names a folder, each flock taken is a JSON line in `<op>.jsonl`
 there (mode, what, waited_s, held_s, pid), so a suite tells a problem's waiting from its work.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -43,7 +49,12 @@ HOST_LOG = "_host"
 TRUTH_SHARE_ENV = "KERNELGEN_TRUTH_SHARE"
 COMPILERS_ENV = "KERNELGEN_COMPILE_WORKERS"
 
-Mode = Literal["shared", "exclusive"]
+Mode = Literal["shared", "exclusive", "limit"]
+
+
+def host_lock() -> Path:
+    """The lock of judges sharing this host's GPU where none is named (verify/sharing.py)."""
+    return Path(tempfile.gettempdir()) / "kernelgen-gpu.lock"
 
 
 def lock_path() -> Path | None:
@@ -169,6 +180,28 @@ def shared(what: str, op: str | None = None) -> Iterator[float]:
                 state.handle = None
                 held = time.monotonic() - state.since
                 _record(state.op, "shared", state.what, state.waited, held)
+
+
+@contextmanager
+def limit_truth(what: str, op: str | None = None) -> Iterator[float]:
+    """Draw a limit case's truth as the host's only judge doing so; yields the seconds waited.
+    Its peak is about twice the case's bytes (the inputs, torch's copy of them and its answer):
+    four cold judges drawing theirs at once on an 80 GB H100 crashed six of them and rejected a
+    correct kernel as out of memory
+    (evaluations/logs/h100-20261205-sparse-attn-promote-cold-verdicts)."""
+    path = lock_path()
+    if path is None:
+        yield 0.0
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    with open(path.with_name(path.name + ".limits"), "a+") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # given back when the file closes
+        got = time.monotonic()
+        try:
+            yield got - start
+        finally:
+            _record(op, "limit", what, got - start, time.monotonic() - got)
 
 
 def waited(folder: Path, op: str) -> float | None:

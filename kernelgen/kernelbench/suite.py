@@ -307,11 +307,10 @@ def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
 
     waits = scratch() / "logs" / name / "gpulock"
     waits.mkdir(parents=True, exist_ok=True)
-    env = {
+    env = judges_share(jobs) | {
         gpulock.LOCK_ENV: str(gpulock.lock_path() or scratch() / "gpu.lock"),
         gpulock.LOG_ENV: str(waits),
     }
-    env |= judges_share(jobs)
     before = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

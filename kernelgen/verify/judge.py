@@ -168,6 +168,7 @@ class Evaluator:
                 update={"candidate": str(path), "duplicate_of": earlier.candidate}
             )
         verdict = Judging(self, path, digest).run()
+        self.truths.trim()
         self.judged[digest] = verdict
         return verdict
 

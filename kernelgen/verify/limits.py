@@ -35,6 +35,7 @@ from typing import Any
 
 import torch
 
+from kernelgen import gpulock
 from kernelgen.errors import SpecError
 from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Case, OpSpec, Size, TensorInput
 from kernelgen.spec import resolve_dim as _resolve
@@ -48,8 +49,9 @@ SAMPLES = 128
 # Elements of the widest row input per call of the maker: its float64 draws of a block are then
 # a few hundred MB, where the whole tensor's would be 16 GiB and more.
 BLOCK_ELEMENTS = 1 << 25
-# One limit case drawn at a time: the truth's threads draw several cases at once, and two limit
-# cases' inputs and a maker's float64 blocks at once would be GBs more than either needs.
+# One limit case's truth at a time: the truth's threads draw several cases at once, and two limit
+# cases' inputs, their makers' float64 blocks and torch's answers at once would be GBs more than
+# either needs. Across the host's judges, gpulock.limit_truth.
 _DRAWING = threading.Lock()
 
 # (args, rows) -> the arguments of those rows alone: a reference's `limit_rows`, or the default
@@ -211,12 +213,17 @@ class Sampled:
 
 def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], Sampled, Any, Any]:
     """The case's inputs (whole, on `device`), the sampled rows, the float64 reference on them,
-    and torch's answer in the case dtype at them."""
+    and torch's answer in the case dtype at them. One at a time in the process and on the host."""
     assert case.limit is not None
-    with _DRAWING:
-        args = draw(spec, case, seed, device)
-        if device == "cuda":
-            torch.cuda.empty_cache()  # the makers' blocks: memory the candidate's process needs
+    with _DRAWING, gpulock.limit_truth(f"the truth of {case.name}", spec.name):
+        return _truth(spec, case, seed, device)
+
+
+def _truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], Sampled, Any, Any]:
+    assert case.limit is not None
+    args = draw(spec, case, seed, device)
+    if device == "cuda":
+        torch.cuda.empty_cache()  # the makers' blocks: memory the candidate's process needs
     at = _row_inputs(spec, case.limit)
     gather = _gatherer(spec, case.limit)
     total = case.dims[case.limit]

@@ -253,6 +253,12 @@ class Truths:
         if self.device.startswith("cuda") and torch.cuda.is_available():
             torch.cuda.empty_cache()
 
+    def trim(self) -> None:
+        """Drop the least recently judged truths until the rest fit the budget, once a candidate
+        is judged: a limit case's inputs (4-12 GiB) pass a judge's share when several judges
+        share the GPU, and are not kept while this one waits for its next candidate."""
+        self._make_room(0)
+
     def _make_room(self, need: int) -> None:
         if self.budget is None:
             return

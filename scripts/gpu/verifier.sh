@@ -65,7 +65,7 @@ if has suite; then
       > "$OUT/suite-$s.log" 2>&1 &
   done
   wait
-  unset KERNELGEN_VERDICT_LOG KERNELGEN_TRUTH_SHARE KERNELGEN_COMPILE_WORKERS
+  unset KERNELGEN_VERDICT_LOG KERNELGEN_TRUTH_SHARE KERNELGEN_COMPILE_WORKERS KERNELGEN_GPU_LOCK
   echo "== suite: ${#ids[@]} tests in $shards shards"
   grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
   grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300

@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -736,22 +735,28 @@ GPU_LIMITS: dict[str, tuple[list[str], list[tuple[str, str | None]]]] = {
 
 @pytest.fixture(scope="module")
 def gpu_judge() -> Iterator[Callable[[str], Evaluator]]:
-    """One CUDA judge per operator, made when first asked for and narrowed to its two small
-    fixed cases and its limit cases: the grid every other test judges is not this file's to
-    repeat."""
-    with ExitStack() as stack:
-        judges: dict[str, Evaluator] = {}
+    """One CUDA judge at a time, for the operator asked (the tests come grouped by operator),
+    narrowed to its two small fixed cases and its limit cases: the grid every other test judges
+    is not this file's to repeat. The one before is closed first: with every operator's judge
+    kept, their limit cases' inputs ran fused_moe's out of memory on an 80 GB H100
+    (evaluations/logs/h100-20261205-sparse-attn-promote-cold-verdicts)."""
+    judges: dict[str, Evaluator] = {}
 
-        def judge(op: str) -> Evaluator:
-            if op not in judges:
-                ev = stack.enter_context(Evaluator(op, "cuda", seed=1))
-                fixed = GPU_LIMITS[op][0]
-                ev.grid = [c for c in ev.grid if c.name in fixed or c.limit]
-                assert len(ev.grid) == len(fixed) + len(load_spec(op).data.limits)
-                judges[op] = ev
-            return judges[op]
+    def judge(op: str) -> Evaluator:
+        if op not in judges:
+            for ev in judges.values():
+                ev.close()
+            judges.clear()
+            ev = Evaluator(op, "cuda", seed=1)
+            fixed = GPU_LIMITS[op][0]
+            ev.grid = [c for c in ev.grid if c.name in fixed or c.limit]
+            assert len(ev.grid) == len(fixed) + len(load_spec(op).data.limits)
+            judges[op] = ev
+        return judges[op]
 
-        yield judge
+    yield judge
+    for ev in judges.values():
+        ev.close()
 
 
 @pytest.mark.gpu

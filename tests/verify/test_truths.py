@@ -66,3 +66,26 @@ def test_a_closed_judge_holds_no_truth(tmp_path: Path) -> None:
     assert ev.truths._cases
     ev.close()
     assert not ev.truths._cases and not ev.truths._sizes
+
+
+def test_a_judged_candidate_leaves_its_judge_within_the_budget(tmp_path: Path, monkeypatch) -> None:
+    """A case larger than the budget (a limit case's GBs beside other judges) is kept while the
+    candidate is judged, and dropped once it is: not held while the judge waits for the next."""
+    from kernelgen.verify import judge as judge_module
+    from kernelgen.verify.judge import Evaluator
+
+    spec, cases = _cases()
+    with Evaluator("softmax", "cpu", seed=3) as ev:
+        ev.truths.budget = 1  # every case is past it
+        held: list[int] = []
+
+        def run(self) -> object:  # the judging, reduced to drawing the candidate's cases
+            for case in cases:
+                self.ev.truths.get(case)
+            held.append(len(self.ev.truths._cases))
+            return "verdict"
+
+        monkeypatch.setattr(judge_module.Judging, "run", run)
+        assert ev.verify(tmp_path / "k.py", "", "digest") == "verdict"
+        assert held == [1]  # the last case drawn, past the budget, kept for its calls
+        assert not ev.truths._cases and not ev.truths._sizes
