@@ -18,10 +18,10 @@ nested in another costs nothing and cannot queue behind a timing that waits for 
 A thread that asks for the lock exclusive while it holds it (or shared while it holds it
 exclusive) would wait for itself: that is a RuntimeError.
 
-A limit case's truth (kernelgen/verify/limits.py: inputs of 4-12 GiB, and torch's answer on all of
-them) is drawn by one judge of the host at a time: `limit_truth` holds a flock of its own,
-`<lock>.limits`, exclusive. It is taken inside the judge's shared section and never waited on by a
-timing, so it adds no wait to the GPU lock's order.
+A limit case (kernelgen/verify/limits.py: inputs of 4-12 GiB, torch's answer on all of them, the
+candidate's outputs) is drawn and judged by one judge of the host at a time: `limit_truth` holds
+a flock of its own, `<lock>.limits`, exclusive. It is taken inside the judge's shared section
+and never waited on by a timing, so it adds no wait to the GPU lock's order.
 
 Where KERNELGEN_GPU_LOCK_LOG names a folder, each flock taken is a JSON line in `<op>.jsonl`
 there (mode, what, waited_s, held_s, pid), so a suite tells a problem's waiting from its work.
@@ -82,7 +82,7 @@ class _Shared:
 
 _shared: dict[Path, _Shared] = {}
 _shared_guard = threading.Lock()
-_mine = threading.local()  # this thread's holds: {"shared": n, "exclusive": n}
+_mine = threading.local()  # this thread's holds: {"shared": n, "exclusive": n, "limit": n}
 
 
 def _held(mode: Mode) -> int:
@@ -184,23 +184,30 @@ def shared(what: str, op: str | None = None) -> Iterator[float]:
 
 @contextmanager
 def limit_truth(what: str, op: str | None = None) -> Iterator[float]:
-    """Draw a limit case's truth as the host's only judge doing so; yields the seconds waited.
-    Its peak is about twice the case's bytes (the inputs, torch's copy of them and its answer):
-    four cold judges drawing theirs at once on an 80 GB H100 crashed six of them and rejected a
-    correct kernel as out of memory
+    """Hold a limit case's GBs as the host's only judge doing so: its truth's draw (a peak of
+    about twice the case's bytes: the inputs, torch's copy of them and its answer) and the
+    candidate's calls on it (their outputs as large). Yields the seconds waited; a thread that
+    holds it already takes it again at no cost. Four cold judges holding theirs at once on an
+    80 GB H100 crashed or rejected as out of memory seven of eleven shipped kernels
     (evaluations/logs/h100-20261205-sparse-attn-promote-cold-verdicts)."""
     path = lock_path()
-    if path is None:
-        yield 0.0
+    if path is None or _held("limit"):  # a thread that holds it takes it again for free
+        _count("limit", 1)
+        try:
+            yield 0.0
+        finally:
+            _count("limit", -1)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with open(path.with_name(path.name + ".limits"), "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # given back when the file closes
         got = time.monotonic()
+        _count("limit", 1)
         try:
             yield got - start
         finally:
+            _count("limit", -1)
             _record(op, "limit", what, got - start, time.monotonic() - got)
 
 

@@ -91,6 +91,9 @@ class Evaluator:
         self.case_seconds: dict[str, float] = {}
         self.judged: dict[str, Verdict] = {}
         self._bench_layouts: list[tuple[str, ahead.Layout]] | None = None
+        # A limit case's truth is drawn when a candidate reaches it (verdict.py), not ahead with
+        # the others: its layout, once known, goes to the next candidates' compile-ahead.
+        self.limit_layouts: dict[str, ahead.Layout] = {}
         extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
         # On CUDA the compile-ahead runners write Triton's cache (paths.triton_cache()), the
         # judging runner and the benchmark only load from it.
@@ -189,6 +192,11 @@ class Evaluator:
     def cases(self) -> list[Case]:
         return [c for c in self.grid if self.device == "cuda" or c.interpreter]
 
+    def drawn_ahead(self) -> list[Case]:
+        """The cases whose truths are drawn before the candidate runs: all but the limit cases,
+        whose GBs are drawn and judged one judge of the host at a time (gpulock.limit_truth)."""
+        return [c for c in self.cases() if c.limit is None]
+
     def compile_for_target(
         self, path: Path, cases: list[Case], phases: Phases
     ) -> tuple[Failure | None, str | None]:
@@ -242,7 +250,7 @@ class Evaluator:
         parallelism lowers)."""
         mark = time.monotonic()
         if self._compile_workers <= 0:
-            self.truths.prepare(self.cases())
+            self.truths.prepare(self.drawn_ahead())
             phases.truth = round(time.monotonic() - mark, 3)
             return None, None
         if self._bench_layouts is None:  # drawn once per run (an input maker draws on the CPU)
@@ -266,10 +274,12 @@ class Evaluator:
 
         for name, layout in self._bench_layouts:
             add(f"bench {name}", layout)
+        for name, layout in self.limit_layouts.items():
+            add(name, layout)
 
         def draw() -> None:
             try:
-                self.truths.prepare(self.cases(), done=lambda c, t: add(c.name, t.layout))
+                self.truths.prepare(self.drawn_ahead(), done=lambda c, t: add(c.name, t.layout))
             finally:
                 phases.truth = round(time.monotonic() - mark, 3)
                 feed.close()

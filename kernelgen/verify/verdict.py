@@ -12,10 +12,11 @@ check of values, structure, provenance where the guard is on, inputs untouched a
 4. A once more with the guard off (nothing in the process looks different from a plain call),
    freed device memory random: agrees too.
 These run a base config of each autotuned kernel (the next in turn from case to case); then each
-other config of each autotuned kernel alone, one call each (sweep.py). Then, once per candidate:
-a call after a random number of calls, and on CUDA one call under the profiler (every kernel
-that ran is the candidate's or a layout copy) and, when asked, the small cases under
-compute-sanitizer.
+other config of each autotuned kernel alone, one call each (sweep.py). The limit cases come
+last, each drawn when reached (GBs: the host's judges hold one at a time) and given fewer calls
+(limit_steps). Then, once per candidate: a call after a random number of calls, and on CUDA one
+call under the profiler on the largest case (every kernel that ran is the candidate's or a
+layout copy) and, when asked, the small cases under compute-sanitizer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class Run(sanitizer.Run, Protocol):
     rng: random.Random
     cap_s: float
     grid: list[Case]  # the run's cases: the spec's fixed ones, then those drawn from its seed
+    limit_layouts: dict[str, list[Any]]  # each limit case's argument layout, once drawn
     pool: Pool
     gpu_target: str | None
     sanitize: bool
@@ -128,20 +130,26 @@ class Judging:
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
             grid: list[_Step] = []
+            at_limits: list[Case] = []
             for case in ev.grid:
                 if case.name not in runnable:
                     results.append(
                         CaseResult(name=case.name, status="not_run", note=_why_not(case))
                     )
                     continue
+                if case.limit is not None:
+                    at_limits.append(case)
+                    continue
                 truth = ev.truths.get(case)
                 grid += self.case_steps(case, truth, results)
                 run.append((case, truth))
             self.drive(grid)
+            del grid
+            profiled = bool(at_limits) and self.judge_limits(at_limits, results)
             judged = [(c, t) for c, t in run if c.name not in self.not_run]
             phases.cases, mark = _lap(mark)
             if judged:
-                self.drive(self.extra_steps(judged))
+                self.drive(self.extra_steps(judged, profile=not profiled))
             if ev.gpu_target is not None and run:
                 failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
                 if failure is not None:
@@ -428,7 +436,32 @@ class Judging:
             self.step(case, truth, "a", pin=pin) for pin in alone
         ]
 
-    def extra_steps(self, run: list[tuple[Case, CaseTruth]]) -> list[_Step]:
+    def judge_limits(self, cases: list[Case], results: list[CaseResult]) -> bool:
+        """The limit cases, after the others, as the host's only judge holding one
+        (gpulock.limit_truth): each drawn when reached, its layout kept for the next
+        candidates' compile-ahead, and the judge trimmed to its budget before the next is drawn.
+        The largest's calls end with one under the profiler, where a fallback taken only at
+        that size would show. Returns whether that profiled call was made."""
+        ev = self.ev
+        largest = max(cases, key=_numel)
+        profile = self.device == "cuda"
+        with gpulock.limit_truth("judging its limit cases", self.spec.name):
+            for case in cases:
+                truth = ev.truths.get(case)
+                ev.limit_layouts[case.name] = truth.layout
+                steps = self.case_steps(case, truth, results)
+                if profile and case is largest:
+                    steps.append(
+                        self.step(case, truth, "a", profile=True, then=self.answers.profiled)
+                    )
+                self.drive(steps)
+                del truth, steps  # its GBs go with the cache's hold, not kept by these
+                ev.truths.trim()
+        return profile
+
+    def extra_steps(self, run: list[tuple[Case, CaseTruth]], profile: bool = True) -> list[_Step]:
+        """A call after a random number of calls on the smallest case, and on CUDA (unless a
+        limit case had it: judge_limits) one call under the profiler on the largest."""
         ev = self.ev
         steps: list[_Step] = []
         # The many calls in a row on a small case, never a limit case (GBs a call).
@@ -441,7 +474,7 @@ class Judging:
         n = ev.rng.randint(lo, hi)
         other = "b" if "b" in smallest[1].variants else "a"  # a limit case has one input set
         steps.append(self.step(*smallest, other, repeat=n, context=f"after {n} calls in a row"))
-        if self.device == "cuda":
+        if self.device == "cuda" and profile:
             # Every CUDA kernel of one call (the largest case, where a size-triggered fallback
             # would show) must be one of the candidate's Triton kernels, or a layout copy or
             # fill. Checked after every guarded call before it has named the candidate's own.

@@ -33,6 +33,7 @@ everything but the size is the real path (truth, calls, gather, compare)."""
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -688,6 +689,39 @@ def test_offsets_that_wrap_are_rejected_on_a_limit_case_naming_the_row(
     assert v.reason is not None and v.reason.startswith(prefix), v.reason
     row = int(v.reason.removeprefix(prefix).split()[0])
     assert 512 <= row < 600  # rows from 4096 / 8 on read an earlier row
+
+
+def test_a_limit_case_is_drawn_when_reached_holding_the_host_s_limit_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other cases' truths are drawn ahead; a limit case's only when the judge reaches it,
+    as the host's only judge holding one (its GBs beside other judges' ran an 80 GB H100 out of
+    memory), and its layout goes to the next candidate's compile-ahead."""
+    from kernelgen import gpulock
+
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv(gpulock.LOCK_ENV, str(tmp_path / "gpu.lock"))
+    monkeypatch.setenv(gpulock.LOG_ENV, str(tmp_path / "waits"))
+    with Evaluator("softmax", "cpu", seed=5) as ev:
+        small = next(c for c in ev.grid if c.interpreter and c.limit is None)
+        ev.grid = [small, _tiny("softmax", {"rows": 600, "cols": 8}, "rows")]
+        drawn: list[tuple[str, bool]] = []
+        compute = ev.truths._compute
+
+        def logged(case: Case):  # noqa: ANN202 - the truth, as drawn
+            drawn.append((case.name, bool(gpulock._held("limit"))))
+            return compute(case)
+
+        monkeypatch.setattr(ev.truths, "_compute", logged)
+        v = verify_candidate("softmax", ROOT / "seeds" / "softmax.py", device="cpu", evaluator=ev)
+        assert v.accepted and v.outcome == "accepted", (v.category, v.reason)
+        assert drawn == [(small.name, False), (ev.grid[1].name, True)]
+        assert list(ev.limit_layouts) == [ev.grid[1].name]
+        assert ev.limit_layouts[ev.grid[1].name][0].shape == [600, 8]
+    (line,) = [
+        json.loads(x) for x in (tmp_path / "waits" / "softmax.jsonl").read_text().splitlines()
+    ]
+    assert line["mode"] == "limit" and line["what"] == "judging its limit cases"
 
 
 # ---- on the GPU ------------------------------------------------------------------------------
