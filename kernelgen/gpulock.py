@@ -19,7 +19,7 @@ A thread that asks for the lock exclusive while it holds it (or shared while it 
 exclusive) would wait for itself: that is a RuntimeError.
 
 A limit case (kernelgen/verify/limits.py: inputs of 4-12 GiB, torch's answer on all of them, the
-candidate's outputs) is drawn and judged by one judge of the host at a time: `limit_truth` holds
+candidate's outputs) is drawn and judged by one judge of the host at a time: `limit_case` holds
 a flock of its own, `<lock>.limits`, exclusive. It is taken inside the judge's shared section
 and never waited on by a timing, so it adds no wait to the GPU lock's order.
 
@@ -183,7 +183,7 @@ def shared(what: str, op: str | None = None) -> Iterator[float]:
 
 
 @contextmanager
-def limit_truth(what: str, op: str | None = None) -> Iterator[float]:
+def limit_case(what: str, op: str | None = None) -> Iterator[float]:
     """Hold a limit case's GBs as the host's only judge doing so: its truth's draw (a peak of
     about twice the case's bytes: the inputs, torch's copy of them and its answer) and the
     candidate's calls on it (their outputs as large). Yields the seconds waited; a thread that

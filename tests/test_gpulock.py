@@ -161,15 +161,15 @@ def test_shared_sections_nest_in_one_process_and_a_timing_inside_one_is_refused(
     assert json.loads(line)["what"] == "outer"
 
 
-def test_one_limit_truth_at_a_time_on_the_host_inside_a_judge_s_shared_section(
+def test_one_limit_case_at_a_time_on_the_host_inside_a_judge_s_shared_section(
     lock: Path,
 ) -> None:
     """Two judges share the GPU, and only one draws a limit case's truth at a time; a timing
     waits for their shared sections, never for the limit lock itself."""
-    other = Holder(lock, "other_judge", "limit_truth")
+    other = Holder(lock, "other_judge", "limit_case")
     other.wait_for("got")
     with gpulock.shared("judging", "op"):
-        drawing = Taker("limit_truth")
+        drawing = Taker("limit_case")
         drawing.start()
         assert not drawing.got.wait(BLOCKED_S)  # the other judge is drawing one
         other.release()
@@ -179,15 +179,15 @@ def test_one_limit_truth_at_a_time_on_the_host_inside_a_judge_s_shared_section(
     assert drawing.waited is not None and drawing.waited >= BLOCKED_S
     lines = [json.loads(x) for x in (lock / "waits" / "op_taker.jsonl").read_text().splitlines()]
     assert [x["mode"] for x in lines] == ["limit"]
-    with gpulock.limit_truth("alone", "op"):
+    with gpulock.limit_case("alone", "op"):
         with gpulock.exclusive("a timing beside it", "op") as waited:
             assert waited < BLOCKED_S  # the limit lock is not the GPU lock
 
 
-def test_without_the_variable_limit_truths_are_not_locked(
+def test_without_the_variable_limit_cases_are_not_locked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(gpulock.LOCK_ENV, raising=False)
-    with gpulock.limit_truth("one", "op") as first, gpulock.limit_truth("two", "op") as second:
+    with gpulock.limit_case("one", "op") as first, gpulock.limit_case("two", "op") as second:
         assert first == second == 0.0
     assert list(tmp_path.iterdir()) == []

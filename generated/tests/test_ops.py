@@ -549,7 +549,7 @@ def test_fused_moe() -> None:
 @pytest.mark.parametrize("dv", [None, 5], ids=["v_as_wide", "v_narrower"])
 def test_sparse_attn(dv: int | None) -> None:
     """A full, a partial, an empty and a one-slot row, v as wide as k or narrower (MLA's
-    576/512 in small): the kernel, its fake and the torch path against a float64 loop."""
+    576/512 in small): the kernel against a float64 loop, its fake's shape against both."""
     from kernelgen_ops import _contracts
 
     dtype = torch.float16 if _runtime.INTERPRET else torch.bfloat16

@@ -194,7 +194,7 @@ class Evaluator:
 
     def drawn_ahead(self) -> list[Case]:
         """The cases whose truths are drawn before the candidate runs: all but the limit cases,
-        whose GBs are drawn and judged one judge of the host at a time (gpulock.limit_truth)."""
+        whose GBs are drawn and judged one judge of the host at a time (gpulock.limit_case)."""
         return [c for c in self.cases() if c.limit is None]
 
     def compile_for_target(

@@ -51,7 +51,7 @@ SAMPLES = 128
 BLOCK_ELEMENTS = 1 << 25
 # One limit case's truth at a time: the truth's threads draw several cases at once, and two limit
 # cases' inputs, their makers' float64 blocks and torch's answers at once would be GBs more than
-# either needs. Across the host's judges, gpulock.limit_truth.
+# either needs. Across the host's judges, gpulock.limit_case.
 _DRAWING = threading.Lock()
 
 # (args, rows) -> the arguments of those rows alone: a reference's `limit_rows`, or the default
@@ -215,7 +215,7 @@ def truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any], 
     """The case's inputs (whole, on `device`), the sampled rows, the float64 reference on them,
     and torch's answer in the case dtype at them. One at a time in the process and on the host."""
     assert case.limit is not None
-    with _DRAWING, gpulock.limit_truth(f"the truth of {case.name}", spec.name):
+    with _DRAWING, gpulock.limit_case(f"the truth of {case.name}", spec.name):
         return _truth(spec, case, seed, device)
 
 

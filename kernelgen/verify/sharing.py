@@ -14,7 +14,7 @@ def judges_share(jobs: int) -> dict[str, str]:
     """The environment of one of `jobs` judges sharing this GPU and host: its part of the truths'
     share of GPU memory (KERNELGEN_TRUTH_SHARE) and of the host's compile runners
     (KERNELGEN_COMPILE_WORKERS), and the host's GPU lock (KERNELGEN_GPU_LOCK, the one named
-    already or gpulock.host_lock()), through which one judge at a time draws a limit case's truth.
+    already or gpulock.host_lock()), through which one judge at a time holds a limit case.
     Six suite shards with a judge's defaults ran the H200 out of memory at the limit cases
     (evaluations/logs/h200-20261205-router-gemm-block-sums-cold-suite), four cold judges drawing
     them at once an H100 (evaluations/logs/h100-20261205-sparse-attn-promote-cold-verdicts), and

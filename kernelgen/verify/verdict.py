@@ -144,7 +144,6 @@ class Judging:
                 grid += self.case_steps(case, truth, results)
                 run.append((case, truth))
             self.drive(grid)
-            del grid
             profiled = bool(at_limits) and self.judge_limits(at_limits, results)
             judged = [(c, t) for c, t in run if c.name not in self.not_run]
             phases.cases, mark = _lap(mark)
@@ -438,14 +437,14 @@ class Judging:
 
     def judge_limits(self, cases: list[Case], results: list[CaseResult]) -> bool:
         """The limit cases, after the others, as the host's only judge holding one
-        (gpulock.limit_truth): each drawn when reached, its layout kept for the next
+        (gpulock.limit_case): each drawn when reached, its layout kept for the next
         candidates' compile-ahead, and the judge trimmed to its budget before the next is drawn.
         The largest's calls end with one under the profiler, where a fallback taken only at
         that size would show. Returns whether that profiled call was made."""
         ev = self.ev
         largest = max(cases, key=_numel)
         profile = self.device == "cuda"
-        with gpulock.limit_truth("judging its limit cases", self.spec.name):
+        with gpulock.limit_case("judging its limit cases", self.spec.name):
             for case in cases:
                 truth = ev.truths.get(case)
                 ev.limit_layouts[case.name] = truth.layout

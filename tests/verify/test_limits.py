@@ -345,7 +345,7 @@ def test_a_paged_limit_is_drawn_whole_with_every_live_page_past_its_boundary() -
     assert not torch.equal(table, other[3]) and not torch.equal(q, other[0])
 
 
-def test_a_paged_limit_truth_is_the_whole_reference_at_the_sampled_requests(
+def test_a_paged_limit_case_is_the_whole_reference_at_the_sampled_requests(
     tmp_path: Path,
 ) -> None:
     case = _paged()
@@ -466,7 +466,7 @@ def test_a_pool_limit_is_drawn_whole_with_every_selected_row_past_its_boundary()
     assert not torch.equal(indices, other[3]) and not torch.equal(q, other[0])
 
 
-def test_a_pool_limit_truth_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
+def test_a_pool_limit_case_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
     case = _pool()
     answers, sampled, inputs = _truth("sparse_attn", case, tmp_path)
     rows = sampled.rows
@@ -596,7 +596,7 @@ def test_a_moe_limit_routes_every_token_among_experts_past_its_boundary() -> Non
     assert not torch.equal(ids, other[4]) and not torch.equal(x, other[0])
 
 
-def test_a_moe_limit_truth_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
+def test_a_moe_limit_case_is_the_whole_reference_at_the_sampled_tokens(tmp_path: Path) -> None:
     case = _experts(e=30, hot=6)
     answers, sampled, inputs = _truth("fused_moe", case, tmp_path)
     rows = sampled.rows
