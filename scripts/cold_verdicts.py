@@ -86,12 +86,20 @@ def judge(op: str, path: Path, device: str, seed: int, log: Path, parallel: int)
         }
     except (IndexError, ValueError, KeyError, TypeError):
         row |= {"outcome": "no verdict", "category": None, "verdict_s": None,
-                "reason": f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"}  # fmt: skip
+                "reason": f"exit {proc.returncode}: {_last_error(proc.stderr)}"}  # fmt: skip
     with log.open("a") as f:
         f.write(json.dumps(row) + "\n")
     print(f"{row['wall_s']:7.1f} s  {row['outcome']:<16} {row['category'] or '':<11} {path}",
           flush=True)  # fmt: skip
     return row
+
+
+def _last_error(stderr: str) -> str:
+    """A crashed judge's last traceback (where it died, not only torch's advice that ends an
+    out-of-memory message), or its stderr's tail."""
+    text = stderr.strip()
+    at = text.rfind("Traceback (most recent call last)")
+    return text[at:][-4000:] if at >= 0 else text[-1000:]
 
 
 def main() -> None:

@@ -62,19 +62,22 @@ class Answers:
         if fail:
             raise Rejected(fail)
         mark = time.monotonic()
+        # A limit case is judged on its sampled rows: only those are copied out of a lent output.
+        pick = None if sampled is None else sampled.take
         try:
             if reply.shared is not None:  # lent by the runner: copied here, the loan ended
-                loaded = [borrow(x) if x is not None else None for x in reply.shared]
+                loaded = [borrow(x, pick) if x is not None else None for x in reply.shared]
             else:
                 loaded = torch.load(out_file, map_location=self.judge_device, weights_only=True)
+                if pick is not None:
+                    loaded = [pick(x) if isinstance(x, torch.Tensor) else x for x in loaded]
             out = tuple(loaded) if reply.tuple_out else loaded[0]
         except Exception as e:  # the file or handle is the candidate process's: anything goes
             raise Rejected(Failure("crash", f"its outputs could not be read back: {e}")) from None
         self.costs.add("judge_read", time.monotonic() - mark)
         if sampled is None:
             result = self.judge_values(out, inputs, case)
-        else:  # a limit case: judged on its sampled rows, which are what it returns
-            out = sampled.take(out)
+        else:
             result = self.judge_sampled(out, inputs, case)
         if reply.input_digests != inputs.digests:
             raise Rejected(Failure("mutation", "an input changed during the call"))

@@ -35,6 +35,10 @@ from kernelgen.verify.protocol import (
 )
 
 GPU_MEMORY_FRACTION = 0.8
+# Device memory this process may keep cached but unused between calls. A limit case leaves GBs
+# in torch's cache (its borrowed inputs, the outputs once the judge has let them go), memory the
+# other judges' limit cases need: on an H100 four runners kept 18-29 GiB each after theirs.
+CACHED_BYTES = 1 << 30
 
 
 def _frontend_error(exc: BaseException) -> bool:
@@ -182,11 +186,23 @@ class Runner:
         return Reply(ok=True)
 
     def call(self, req: Call) -> Reply:
+        if self.device == "cuda":
+            self.torch.cuda.ipc_collect()  # free the outputs the judge has copied and let go
+            self._uncache()
+        reply = self._call(req)
+        if self.device == "cuda":
+            self._uncache()  # the call's inputs and scratch, freed with _call's frame
+        return reply
+
+    def _uncache(self) -> None:
+        torch = self.torch
+        if torch.cuda.memory_reserved() - torch.cuda.memory_allocated() > CACHED_BYTES:
+            torch.cuda.empty_cache()
+
+    def _call(self, req: Call) -> Reply:
         torch, guard, tensors = self.torch, self.guard, self.tensors
         costs = RunnerCosts()
         mark = time.monotonic()
-        if self.device == "cuda":
-            torch.cuda.ipc_collect()  # free the outputs the judge has copied and let go
         if req.shared is not None:  # copies of the judge's, in memory of this process's own
             args = [tensors.borrow(a) if isinstance(a, Shared) else a for a in req.shared]
         else:

@@ -86,11 +86,7 @@ sys.stdin.read()  # the lender lives until the borrower is done
 """
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
-def test_a_loan_crosses_processes_as_the_storage_whole():
-    """The judge's and the runner's tensors cross by CUDA IPC: the borrower gets its own copy
-    of the whole storage, with the view as lent."""
+def _borrowed(pick=None) -> torch.Tensor:
     import subprocess
     import sys
 
@@ -99,9 +95,29 @@ def test_a_loan_crosses_processes_as_the_storage_whole():
     )
     try:
         assert proc.stdout is not None
-        got = borrow(Shared.model_validate_json(proc.stdout.readline()))
+        return borrow(Shared.model_validate_json(proc.stdout.readline()), pick)
     finally:
         proc.communicate("", timeout=60)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_loan_crosses_processes_as_the_storage_whole():
+    """The judge's and the runner's tensors cross by CUDA IPC: the borrower gets its own copy
+    of the whole storage, with the view as lent."""
+    got = _borrowed()
     want = torch.arange(6 * 9, dtype=torch.float32, device="cuda").view(6, 9)[1:, 2:7]
     assert torch.equal(got, want) and got.stride() == want.stride()
     assert storage_digest(got) == storage_digest(want)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_a_picked_loan_copies_only_the_rows_taken():
+    """A limit case's output is read back at its sampled rows only: the copy is of those rows
+    of the view as lent, in memory of the borrower's own."""
+    rows = torch.tensor([0, 3, 4], device="cuda")
+    got = _borrowed(lambda view: view.index_select(0, rows))
+    want = torch.arange(6 * 9, dtype=torch.float32, device="cuda").view(6, 9)[1:, 2:7][[0, 3, 4]]
+    assert torch.equal(got, want)
+    assert got.untyped_storage().nbytes() == want.numel() * 4
