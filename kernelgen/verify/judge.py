@@ -21,9 +21,8 @@ from kernelgen.paths import triton_cache
 from kernelgen.records import Phases, Verdict
 from kernelgen.spec import Case, OpSpec, load_spec
 from kernelgen.spec.draw import drawn_cases
-from kernelgen.verify import ahead, sanitizer
+from kernelgen.verify import ahead, limits, sanitizer
 from kernelgen.verify.checks import Failure, Rejected, classify
-from kernelgen.verify.limits import limit_cases
 from kernelgen.verify.sandbox import DEFAULT_MEMORY_MB, sandbox_env
 from kernelgen.verify.session import Pool
 from kernelgen.verify.truth import Truths
@@ -81,7 +80,7 @@ class Evaluator:
         self.grid: list[Case] = (
             self.spec.cases
             + drawn_cases(self.spec, self.seed, device, draws)
-            + limit_cases(self.spec)
+            + limits.limit_cases(self.spec)
         )
         self.memory_mb = memory_mb
         self.cap_s = deadline_s or DEADLINE_CAP_S[device]
@@ -92,7 +91,8 @@ class Evaluator:
         self.judged: dict[str, Verdict] = {}
         self._bench_layouts: list[tuple[str, ahead.Layout]] | None = None
         # A limit case's truth is drawn when a candidate reaches it (verdict.py), not ahead with
-        # the others: its layout, once known, goes to the next candidates' compile-ahead.
+        # the others; its layout, from its makers on fake tensors (limits.layout) or once drawn,
+        # goes to compile-ahead.
         self.limit_layouts: dict[str, ahead.Layout] = {}
         extra = {"KERNELGEN_CASTS_ALLOWED": "1"} if self.spec.data.launcher_casts else {}
         # On CUDA the compile-ahead runners write Triton's cache (paths.triton_cache()), the
@@ -280,6 +280,13 @@ class Evaluator:
         def draw() -> None:
             try:
                 self.truths.prepare(self.drawn_ahead(), done=lambda c, t: add(c.name, t.layout))
+                # The limit cases last, as they are judged: a row of each drawn on the CPU.
+                for case in self.cases():
+                    if case.limit is not None and case.name not in self.limit_layouts:
+                        known = limits.layout(self.spec, case)
+                        if known is not None:  # the draw's own replaces it (verdict.py)
+                            self.limit_layouts[case.name] = known
+                            add(case.name, known)
             finally:
                 phases.truth = round(time.monotonic() - mark, 3)
                 feed.close()

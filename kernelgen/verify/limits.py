@@ -41,6 +41,7 @@ from kernelgen.spec import DEFAULT_TOLERANCES, BenchShape, Case, OpSpec, Size, T
 from kernelgen.spec import resolve_dim as _resolve
 from kernelgen.spec.inputs import case_seed, make_inputs
 from kernelgen.spec.limits import ELEMENTS, ROWS
+from kernelgen.verify.protocol import TensorMeta
 
 # Rows drawn at random besides the boundary ones: with the boundaries they are 64-256 in all
 # (a kernel wrong on a band of rows shows on the ones around it; one wrong on scattered rows,
@@ -147,6 +148,37 @@ def draw(spec: OpSpec, case: Case, seed: int, device: str) -> list[Any]:
         for i in at:
             args[i][start : start + count].copy_(part[i])
     return args
+
+
+def layout(spec: OpSpec, case: Case) -> list[Any] | None:
+    """The layout of the case's inputs as `draw` lays them out (shapes, strides, dtypes,
+    scalars), without their GBs: one row drawn on the CPU, the row inputs then as dense as
+    `draw` makes them at the case's rows. A fresh judge compiles the case's specializations
+    ahead from it, with the others', where it would otherwise compile them in its judging runner
+    one after the other when it reaches the case (an autotuned kernel: each config). None for
+    a case drawn whole by its reference's maker (`limit_rows`): its inputs are laid out as the
+    maker lays out GBs, compiled when reached."""
+    from kernelgen.verify.truth import meta
+
+    assert case.limit is not None
+    if _own_gather(spec) is not None:
+        return None
+    dims, rows = case.dims, case.limit
+    one = BenchShape(name=f"{case.size.name}@0", dims={**dims, rows: 1}, dtype=case.dtype)
+    part = make_inputs(spec, one, case.dtype, case.dist, 0, "cpu")
+    at = _row_inputs(spec, rows)
+    return [
+        TensorMeta(
+            shape=[dims[rows], *a.shape[1:]],
+            stride=list(torch.empty((0, *a.shape[1:])).stride()),
+            offset=0,
+            storage=dims[rows] * math.prod(a.shape[1:]),
+            dtype=str(a.dtype).removeprefix("torch."),
+        )
+        if i in at
+        else m
+        for i, (a, m) in enumerate(zip(part, meta(part), strict=True))
+    ]
 
 
 def sample_rows(

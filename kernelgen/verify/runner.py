@@ -176,13 +176,25 @@ class Runner:
         return Reply(ok=True, spaces=self.configs.register(module))
 
     def compile(self, req: Compile) -> Reply:
+        from contextlib import nullcontext
+
+        from kernelgen import gpulock
+
         torch = self.torch
         for layout in req.layouts:
-            args = [_empty_like_meta(torch, a, self.device) for a in layout]
-            try:
-                self.fn(*args)
-            except BaseException as e:  # noqa: BLE001 - reported; the judge decides
-                return Reply(ok=False, error=_failed(e, self.path))
+            # A compile makes the layout's tensors (and the launcher its outputs) for real: a
+            # limit case's are GBs, held as the host's one limit case at a time, like its calls.
+            big = self.device == "cuda" and _nbytes(torch, layout) > CACHED_BYTES
+            with gpulock.limit_case("compiling ahead at its layout") if big else nullcontext():
+                try:
+                    args = [_empty_like_meta(torch, a, self.device) for a in layout]
+                    self.fn(*args)
+                except BaseException as e:  # noqa: BLE001 - reported; the judge decides
+                    return Reply(ok=False, error=_failed(e, self.path))
+                finally:
+                    args = []
+                    if big:
+                        self._uncache()
         return Reply(ok=True)
 
     def call(self, req: Call) -> Reply:
@@ -313,6 +325,12 @@ def _leaf(x: Any) -> Leaf:
         shape=list(x.shape),
         device=str(x.device),
         span=tensors.span(x) if type(x) is torch.Tensor else None,
+    )
+
+
+def _nbytes(torch: Any, layout: list[TensorMeta | float | int | bool]) -> int:
+    return sum(
+        a.storage * getattr(torch, a.dtype).itemsize for a in layout if isinstance(a, TensorMeta)
     )
 
 

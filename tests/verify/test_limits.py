@@ -50,6 +50,7 @@ from kernelgen.verify import limits, tensors, verify_candidate
 from kernelgen.verify.answers import Answers
 from kernelgen.verify.checks import Rejected
 from kernelgen.verify.judge import Evaluator
+from kernelgen.verify.protocol import TensorMeta
 from kernelgen.verify.truth import Truths
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -664,6 +665,43 @@ def tiny_judge() -> Iterator[Evaluator]:
     with Evaluator("softmax", "cpu", seed=5) as ev:
         ev.grid = [_tiny("softmax", {"rows": 600, "cols": 8}, "rows")]
         yield ev
+
+
+@pytest.mark.parametrize(
+    ("op", "dims", "rows", "dtype"),
+    [
+        ("softmax", {"rows": 600, "cols": 8}, "rows", "float32"),
+        ("router_gemm", {"M": 600, "N": 16, "K": 64}, "M", "float16"),
+        ("topk", {"B": 600, "N": 40, "k": 4}, "B", "float32"),
+    ],
+)
+def test_a_limit_layout_is_known_without_its_draw(
+    op: str, dims: dict[str, int], rows: str, dtype: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh judge compiles a limit case's specializations ahead from its layout, made from
+    one row: the layout of the draw, whose row inputs are put together from blocks."""
+    from kernelgen.verify.truth import meta
+
+    monkeypatch.setattr(limits, "BLOCK_ELEMENTS", 64 * 10)  # several blocks of rows
+    spec, case = load_spec(op), _tiny(op, dims, rows, dtype)
+    assert limits.layout(spec, case) == meta(limits.draw(spec, case, 3, "cpu"))
+
+
+def test_every_shipped_limit_layout_is_known_but_those_drawn_whole() -> None:
+    """Every row-wise operator's limit layouts are known from a row of each, at their real
+    sizes (GBs an input); a case drawn whole by its reference's own maker is compiled when
+    reached."""
+    for op in sorted({*ROW_WISE, *QUANTIZED}):
+        spec = load_spec(op)
+        largest = 0
+        for case in limits.limit_cases(spec):
+            layout = limits.layout(spec, case)
+            assert layout is not None, case.name
+            largest = max([largest] + [m.storage for m in layout if isinstance(m, TensorMeta)])
+        assert largest >= ELEMENTS, op
+    for op in ("decode_attn", "sparse_attn", "fused_moe"):
+        spec = load_spec(op)
+        assert all(limits.layout(spec, c) is None for c in limits.limit_cases(spec)), op
 
 
 def test_a_limit_case_is_judged_on_its_sampled_rows(
