@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +33,15 @@ DEADLINE_S = 240.0  # one layout: a huge whole-row block can take minutes to com
 Layout = list[TensorMeta | float | int | bool]
 
 
-@dataclass
+@dataclass(eq=False)  # a job is itself: two of the same layout are two compiles
 class Job:
     path: Path
     layout: Layout
     name: str  # the case or bench shape, for the report
     seconds: float | None = None  # how long its compile took, once done
+    later: bool = False  # a bench shape's: after every case's, which the judge waits on
+    done: threading.Event = field(default_factory=threading.Event)  # compiled, or missed
+    miss: Miss | None = None
 
 
 @dataclass
@@ -87,12 +90,13 @@ class Feed:
 
     def __init__(self, jobs: list[Job] | None = None):
         self._queue = deque(sorted(jobs or [], key=_size, reverse=True))
+        self._later: deque[Job] = deque()
         self._cv = threading.Condition()
         self._closed = False
 
     def put(self, job: Job) -> None:
         with self._cv:
-            self._queue.append(job)
+            (self._later if job.later else self._queue).append(job)
             self._cv.notify()
 
     def close(self) -> None:
@@ -100,9 +104,28 @@ class Feed:
             self._closed = True
             self._cv.notify_all()
 
+    def promote(self, job: Job) -> None:
+        """A later job that a case turns out to need (its layout a bench shape's): with the
+        cases' now, if not taken yet."""
+        with self._cv:
+            if job in self._later:
+                self._later.remove(job)
+                job.later = False
+                self._queue.append(job)
+
+    def drop(self) -> None:
+        """Close it with nothing left to take: the runners stop after the compile in hand."""
+        with self._cv:
+            self._queue.clear()
+            self._later.clear()
+            self._closed = True
+            self._cv.notify_all()
+
     def take(self) -> Job | None:
         with self._cv:
-            return self._queue.popleft() if self._ready() else None
+            if not self._ready():
+                return None
+            return self._queue.popleft() if self._queue else self._later.popleft()
 
     def wait(self) -> bool:
         """Whether there is anything to compile: blocks until a job is put or the feed closes."""
@@ -111,9 +134,9 @@ class Feed:
 
     def _ready(self) -> bool:
         # Called with the lock held, so that a job seen here is still there for take's pop.
-        while not self._queue and not self._closed:
+        while not self._queue and not self._later and not self._closed:
             self._cv.wait()
-        return bool(self._queue)
+        return bool(self._queue or self._later)
 
 
 def specialization(layout: Layout) -> str:
@@ -179,11 +202,14 @@ def compile_ahead(
     runners: int | None = None,
     deadline_s: float = DEADLINE_S,
     replace_dead: bool = False,
+    taken: list[Runner] | None = None,
 ) -> tuple[float, list[Miss]]:
     """Compile the jobs on the pool's runners, `runners` of them at most (a list: all known
-    now; a Feed: until it is closed); returns the wall seconds and the jobs that failed. A job
-    past `deadline_s` is a miss whose runner is gone; with `replace_dead` (the tuner, whose
-    budget per compile is short on purpose) a fresh runner takes over its share."""
+    now; a Feed: until it is closed); returns the wall seconds and the jobs that failed. Each
+    job is marked done (with its miss, if any) as it ends. A job past `deadline_s` is a miss
+    whose runner is gone; with `replace_dead` (the tuner, whose budget per compile is short on
+    purpose) a fresh runner takes over its share. `taken` gets the runners as they are taken,
+    for a caller that may stop them (Background)."""
     n = min(pool.size, runners or pool.size)
     if isinstance(jobs, list):
         if not jobs:
@@ -194,7 +220,14 @@ def compile_ahead(
         feed = jobs
     start = time.monotonic()
     runners = pool.take_many(n)
+    if taken is not None:
+        taken.extend(runners)
     take = feed.take
+
+    def missed(misses: list[Miss], job: Job, error: Failed | None, dead: Dead | None) -> None:
+        job.miss = Miss(job, error, dead)
+        misses.append(job.miss)
+        job.done.set()
 
     def work(runner: Runner) -> list[Miss]:
         misses: list[Miss] = []
@@ -205,22 +238,27 @@ def compile_ahead(
                     load = Load(path=str(job.path), entry=spec.name, arg_names=spec.arg_names)
                     reply = runner.ask(load, DEADLINE_S, f"loading {job.path.name}")
                     if isinstance(reply, Dead):  # this runner is gone; the others go on
-                        return [*misses, Miss(job, None, reply)]
+                        missed(misses, job, None, reply)
+                        return misses
                     if not reply.ok:
-                        misses.append(Miss(job, reply.error, None))
+                        missed(misses, job, reply.error, None)
                         continue
                     loaded = job.path
                 mark = time.monotonic()
                 reply = runner.ask(Compile(layouts=[job.layout]), deadline_s, job.name)
                 job.seconds = time.monotonic() - mark
                 if isinstance(reply, Dead):
-                    misses.append(Miss(job, None, reply))
+                    missed(misses, job, None, reply)
                     if not replace_dead:
                         return misses
                     runner.close()
                     runner, loaded = pool.take(), None
+                    if taken is not None:
+                        taken.append(runner)
                 elif not reply.ok:
-                    misses.append(Miss(job, reply.error, None))
+                    missed(misses, job, reply.error, None)
+                else:
+                    job.done.set()
             return misses
         finally:
             runner.close()
@@ -230,6 +268,48 @@ def compile_ahead(
     return time.monotonic() - start, found
 
 
+class Background:
+    """compile_ahead on a thread of its own, beside the judging: the judge waits for a case's
+    compile only when it reaches the case, small cases first, so a candidate wrong on one is
+    rejected before the big layouts' compiles end (a whole-row block of 262144 took 94 s on an
+    H100's host, and a cheat wrong at 64 columns waited for it). What is left when the
+    candidate is rejected is stopped: its runners killed, their compiles of no use."""
+
+    def __init__(self, spec: OpSpec, pool: Pool, feed: Feed, runners: int):
+        self.feed = feed
+        self.seconds = 0.0
+        self.misses: list[Miss] = []
+        self._start = time.monotonic()
+        self._runners: list[Runner] = []
+        self._thread = threading.Thread(target=self._run, args=(spec, pool, runners), daemon=True)
+        self._thread.start()
+
+    def _run(self, spec: OpSpec, pool: Pool, runners: int) -> None:
+        try:
+            self.seconds, self.misses = compile_ahead(
+                spec, pool, self.feed, runners, taken=self._runners
+            )
+        except Exception:  # noqa: BLE001 - runners torn down under it by stop(): nothing to say
+            self.seconds = time.monotonic() - self._start
+
+    def wait(self, job: Job) -> Miss | None:
+        """The job's miss once it is done (None: compiled); None too where the compiles ended
+        without it (stopped, or its runner gone): the judging runner then compiles it."""
+        while not job.done.wait(0.1):
+            if not self._thread.is_alive():
+                return None
+        return job.miss
+
+    def finish(self) -> None:
+        self._thread.join()
+
+    def stop(self) -> None:
+        self.feed.drop()
+        for runner in list(self._runners):
+            runner.stop()
+        self._thread.join()
+
+
 def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout:
     """The layout of a bench shape's arguments, described without making its (large) tensors.
     An operator with its own input maker draws them once, on `device` (on the H200's CPU,
@@ -237,7 +317,7 @@ def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout
     import torch
 
     from kernelgen.spec.inputs import make_inputs, torch_dtype
-    from kernelgen.verify.truth import meta
+    from kernelgen.verify.tensors import meta
 
     if spec.make_inputs is not None:
         return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, device))

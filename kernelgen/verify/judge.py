@@ -14,6 +14,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 from kernelgen import gpulock
@@ -90,6 +91,7 @@ class Evaluator:
         self.case_seconds: dict[str, float] = {}
         self.judged: dict[str, Verdict] = {}
         self._bench_layouts: list[tuple[str, ahead.Layout]] | None = None
+        self._ahead: _Ahead | None = None  # a candidate's compiles ahead, while judged
         # A limit case's truth is drawn when a candidate reaches it (verdict.py), not ahead with
         # the others; its layout, from its makers on fake tensors (limits.layout) or once drawn,
         # goes to compile-ahead.
@@ -238,42 +240,48 @@ class Evaluator:
                 return Failure(failure.category, why), miss.job.name
         return None, None
 
-    def prepare(self, path: Path, digest: str, phases: Phases) -> tuple[Failure | None, str | None]:
+    def prepare(self, path: Path, digest: str, phases: Phases) -> None:
         """Ground truth (computed once per run) and every specialization the case grid and the
         bench shapes need that this source was not compiled for before (ahead.Compiled),
-        compiled in parallel into Triton's cache, side by side: the bench layouts go to the
-        compile runners first, each case's layout as soon as its truth is drawn (the reference
-        runs on the judge's device, the compiles in other processes; one after the other they
-        cost a fresh judge 10 s on the H200). Returns a compile failure and where it happened;
-        a failure of another kind is left for the judging runner to meet with the case in hand.
-        `phases` gets both times, the count compiled and the slowest compile (a floor no
-        parallelism lowers)."""
+        compiled in parallel into Triton's cache, side by side: each case's layout goes to the
+        compile runners as soon as its truth is drawn, the limit cases' last, the bench shapes'
+        after all of them (the reference runs on the judge's device, the compiles in other
+        processes; one after the other they cost a fresh judge 10 s on the H200). Returns once
+        the truths are drawn, the compiles going on beside the judging (ahead.Background):
+        `compiled_for` waits for a case's, `end_compiles` for the rest."""
         mark = time.monotonic()
+        self._ahead = None
         if self._compile_workers <= 0:
             self.truths.prepare(self.drawn_ahead())
             phases.truth = round(time.monotonic() - mark, 3)
-            return None, None
+            return
         if self._bench_layouts is None:  # drawn once per run (an input maker draws on the CPU)
             self._bench_layouts = [
                 (shape.name, ahead.bench_layout(self.spec, shape, self.truths.device))
                 for shape in self.spec.data.bench
             ]
         compiled = ahead.Compiled(Path(self.env.get("TRITON_CACHE_DIR", triton_cache())), digest)
-        seen: set[str] = set()
+        seen: dict[str, ahead.Job | None] = {}  # specialization -> its job (None: compiled)
+        by_case: dict[str, ahead.Job] = {}
         jobs: list[ahead.Job] = []
         feed = ahead.Feed()
 
-        def add(name: str, layout: ahead.Layout) -> None:
+        def add(name: str, layout: ahead.Layout, later: bool = False) -> None:
             key = ahead.specialization(layout)
             if key not in seen:  # layouts that differ only in values or padding share one
-                seen.add(key)
-                job = ahead.Job(path, layout, name)
-                if compiled.new(job):
-                    jobs.append(job)
-                    feed.put(job)
+                new = ahead.Job(path, layout, name, later=later)
+                seen[key] = new if compiled.new(new) else None
+                if seen[key] is not None:
+                    jobs.append(new)
+                    feed.put(new)
+            job = seen[key]
+            if job is not None:
+                by_case[name] = job
+                if job.later and not later:  # a case waits on it: not after the bench's
+                    feed.promote(job)
 
         for name, layout in self._bench_layouts:
-            add(f"bench {name}", layout)
+            add(f"bench {name}", layout, later=True)
         for name, layout in self.limit_layouts.items():
             add(name, layout)
 
@@ -291,7 +299,7 @@ class Evaluator:
                 phases.truth = round(time.monotonic() - mark, 3)
                 feed.close()
 
-        misses: list[ahead.Miss] = []
+        background: ahead.Background | None = None
         if jobs or self.compilers is not None:
             # A source new to this cache, or runners warm already: each case's layout goes to
             # them as soon as its truth is drawn. A cached source's new specializations are the
@@ -302,9 +310,13 @@ class Evaluator:
                 drawing = ex.submit(draw)
                 if feed.wait():  # something new to compile (else no compile runner starts)
                     pool = self.compile_pool(runners)
-                    seconds, misses = ahead.compile_ahead(self.spec, pool, feed, runners)
-                    phases.compile = round(seconds, 3)
-                drawing.result()  # a reference that raised is kernelgen's error, not a verdict
+                    background = ahead.Background(self.spec, pool, feed, runners)
+                try:
+                    drawing.result()  # a reference that raised is kernelgen's error, no verdict
+                except BaseException:
+                    if background is not None:
+                        background.stop()
+                    raise
         else:
             # A cached source and no compile runner warm: how many are new is known only once
             # every truth is drawn (a few seconds, while the judging runner starts anyway).
@@ -312,14 +324,40 @@ class Evaluator:
             if len(jobs) <= LONE_COMPILES:
                 phases.compiled_by_runner = len(jobs)
                 jobs.clear()  # not compiled ahead, so not added to the index either
+                by_case.clear()
             else:
                 pool = self.compile_pool(FEW_COMPILERS)
-                seconds, misses = ahead.compile_ahead(self.spec, pool, feed, FEW_COMPILERS)
-                phases.compile = round(seconds, 3)
+                background = ahead.Background(self.spec, pool, feed, FEW_COMPILERS)
+        self._ahead = _Ahead(background, compiled, jobs, by_case)
+
+    def compiled_for(self, case: Case) -> Failure | None:
+        """Wait for the case's compile ahead, if it has one in flight: its compile failure, or
+        None (compiled, or left to the judging runner)."""
+        job = self._ahead.by_case.get(case.name) if self._ahead is not None else None
+        if job is None or self._ahead is None or self._ahead.background is None:
+            return None
+        miss = self._ahead.background.wait(job)
+        failure = classify(miss.error) if miss is not None and miss.error is not None else None
+        return failure if failure is not None and failure.category == "compile" else None
+
+    def end_compiles(self, phases: Phases, stop: bool) -> tuple[Failure | None, str | None]:
+        """The compiles ahead ended: waited for (the bench shapes' too, which the timing needs)
+        or, with `stop` (the candidate rejected), stopped. `phases` gets their time, their count
+        and the slowest (a floor no parallelism lowers). Returns a compile failure and where."""
+        state, self._ahead = self._ahead, None
+        if state is None:
+            return None, None
+        if state.background is not None:
+            if stop:
+                state.background.stop()
+            else:
+                state.background.finish()
+            phases.compile = round(state.background.seconds, 3)
+        misses = state.background.misses if state.background is not None else []
         missed = {id(m.job) for m in misses}
-        compiled.add([j for j in jobs if j.seconds is not None and id(j) not in missed])
-        phases.compiles = len(jobs)
-        timed = [j for j in jobs if j.seconds is not None]
+        state.compiled.add([j for j in state.jobs if j.done.is_set() and id(j) not in missed])
+        phases.compiles = len(state.jobs)
+        timed = [j for j in state.jobs if j.seconds is not None]
         if timed:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
             phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
@@ -328,6 +366,16 @@ class Evaluator:
             if failure is not None and failure.category == "compile":
                 return failure, miss.job.name
         return None, None
+
+
+@dataclass
+class _Ahead:
+    """One candidate's compiles ahead, from prepare to end_compiles."""
+
+    background: ahead.Background | None
+    compiled: ahead.Compiled
+    jobs: list[ahead.Job]
+    by_case: dict[str, ahead.Job]
 
 
 def _judge_device(device: str) -> str:

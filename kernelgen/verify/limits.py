@@ -42,6 +42,7 @@ from kernelgen.spec import resolve_dim as _resolve
 from kernelgen.spec.inputs import case_seed, make_inputs
 from kernelgen.spec.limits import ELEMENTS, ROWS
 from kernelgen.verify.protocol import TensorMeta
+from kernelgen.verify.tensors import meta
 
 # Rows drawn at random besides the boundary ones: with the boundaries they are 64-256 in all
 # (a kernel wrong on a band of rows shows on the ones around it; one wrong on scattered rows,
@@ -158,8 +159,6 @@ def layout(spec: OpSpec, case: Case) -> list[Any] | None:
     one after the other when it reaches the case (an autotuned kernel: each config). None for
     a case drawn whole by its reference's maker (`limit_rows`): its inputs are laid out as the
     maker lays out GBs, compiled when reached."""
-    from kernelgen.verify.truth import meta
-
     assert case.limit is not None
     if _own_gather(spec) is not None:
         return None

@@ -168,6 +168,13 @@ class Runner:
             self.close()
             return None
 
+    def stop(self) -> None:
+        """Kill it from another thread: the one waiting on its answer sees it die (and closes)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def close(self) -> None:
         # Whatever the candidate started in the runner's session goes down with it.
         try:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
-from kernelgen.verify.protocol import Shared, Span
+from kernelgen.verify.protocol import Shared, Span, TensorMeta
 
 
 def span(t: torch.Tensor) -> Span:
@@ -166,3 +167,23 @@ def _view(
 
 def _b64(raw: bytes | None) -> str:
     return base64.b64encode(raw or b"").decode()
+
+
+def meta(args: list[Any]) -> list[TensorMeta | float | int | bool]:
+    """A call's arguments as a layout: each tensor's shape, strides, offset, storage and dtype
+    (what a compile depends on, without its values); the scalars as they are."""
+    out: list[TensorMeta | float | int | bool] = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            out.append(
+                TensorMeta(
+                    shape=list(a.shape),
+                    stride=list(a.stride()),
+                    offset=a.storage_offset(),
+                    storage=a.untyped_storage().nbytes() // max(1, a.element_size()),
+                    dtype=str(a.dtype).removeprefix("torch."),
+                )
+            )
+        else:
+            out.append(a)
+    return out

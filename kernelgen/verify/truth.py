@@ -28,7 +28,7 @@ from kernelgen.spec import Case, OpSpec
 from kernelgen.spec.inputs import case_inputs, case_seed
 from kernelgen.verify import limits
 from kernelgen.verify.protocol import Shared, TensorMeta
-from kernelgen.verify.tensors import lend, storage_digest, whole
+from kernelgen.verify.tensors import lend, meta, storage_digest, whole
 
 VARIANTS = ("a", "b")
 # Intra-op threads per torch op while the truth is drawn. The draw runs several cases at once,
@@ -88,24 +88,6 @@ def _upcast(args: list[Any]) -> list[Any]:
     return [
         a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
     ]
-
-
-def meta(args: list[Any]) -> list[TensorMeta | float | int | bool]:
-    out: list[TensorMeta | float | int | bool] = []
-    for a in args:
-        if isinstance(a, torch.Tensor):
-            out.append(
-                TensorMeta(
-                    shape=list(a.shape),
-                    stride=list(a.stride()),
-                    offset=a.storage_offset(),
-                    storage=a.untyped_storage().nbytes() // max(1, a.element_size()),
-                    dtype=str(a.dtype).removeprefix("torch."),
-                )
-            )
-        else:
-            out.append(a)
-    return out
 
 
 # On a GPU the truths kept between candidates stay within this share of its memory, the rest

@@ -68,9 +68,11 @@ class Run(sanitizer.Run, Protocol):
 
     def deadline(self, case: str, calls: int = 1) -> float: ...
 
-    def prepare(
-        self, path: Path, digest: str, phases: Phases
-    ) -> tuple[Failure | None, str | None]: ...
+    def prepare(self, path: Path, digest: str, phases: Phases) -> None: ...
+
+    def compiled_for(self, case: Case) -> Failure | None: ...
+
+    def end_compiles(self, phases: Phases, stop: bool) -> tuple[Failure | None, str | None]: ...
 
     def warm_compilers(self) -> None: ...
 
@@ -105,6 +107,7 @@ class Judging:
         self.spaces: list[Space] = []  # the candidate's autotuned kernels, from its load
         self.cases_planned = 0  # cases given their calls: the autotune sweep turns on it
         self.not_run: dict[str, str] = {}  # cases the interpreter cannot run -> why
+        self.compiled_cases: set[str] = set()  # cases whose compile ahead was waited for
 
     def run(self) -> Verdict:
         ev = self.ev
@@ -115,11 +118,8 @@ class Judging:
         sanitized: list[str] = []
         gpu = contextlib.ExitStack()
         try:
+            ev.prepare(self.path, self.digest, phases)
             mark = time.monotonic()
-            failure, where = ev.prepare(self.path, self.digest, phases)
-            mark = time.monotonic()
-            if failure is not None:
-                raise Rejected(failure, where)
             self.runner = ev.pool.take()
             self.runner.ready()
             phases.start, mark = _lap(mark)
@@ -149,6 +149,10 @@ class Judging:
             phases.cases, mark = _lap(mark)
             if judged:
                 self.drive(self.extra_steps(judged, profile=not profiled))
+            # The bench shapes' compiles, which the timing needs: one that fails rejects.
+            failure, where = ev.end_compiles(phases, stop=False)
+            if failure is not None:
+                raise Rejected(failure, where)
             if ev.gpu_target is not None and run:
                 failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
                 if failure is not None:
@@ -167,6 +171,7 @@ class Judging:
                     results = [c for c in results if c.name != r.case]
                     results.append(CaseResult(name=r.case, status="failed", note=failure.reason))
         finally:
+            ev.end_compiles(phases, stop=True)  # rejected: what is left to compile is of no use
             if self.runner is not None:
                 self.runner.close()
             gpu.close()  # once the runner is gone: calls sent ahead stop with it
@@ -264,6 +269,16 @@ class Judging:
         context = ", ".join(filter(None, [context, sweep.note(self.spaces, pin or {})]))
         return _Step(case, truth, variant, request, then, context)
 
+    def compiled(self, case: Case) -> None:
+        """Wait, before a case's first call, for its compile ahead (ev.prepare): the case is
+        reached as the compiles of the ones after it go on. Its compile failure rejects."""
+        if case.name in self.compiled_cases:
+            return
+        failure = self.ev.compiled_for(case)
+        if failure is not None:
+            raise Rejected(failure, case.name)
+        self.compiled_cases.add(case.name)
+
     def drive(self, steps: list[_Step]) -> None:
         """Make the calls in order, checking each answer in order, with up to WINDOW requests
         ahead of the one being checked: the runner computes the next call while the judge
@@ -279,6 +294,7 @@ class Judging:
             while step is not None and step.case.name in self.not_run:
                 step = next(queue, None)
             if step is not None:
+                self.compiled(step.case)
                 assert self.runner is not None
                 request = step.request
                 if request.shared is not None:  # a fresh loan for every call
@@ -444,6 +460,8 @@ class Judging:
         ev = self.ev
         largest = max(cases, key=_numel)
         profile = self.device == "cuda"
+        for case in cases:  # before the lock, which a compile runner at GBs of layout takes
+            self.compiled(case)
         with gpulock.limit_case("judging its limit cases", self.spec.name):
             for case in cases:
                 truth = ev.truths.get(case)

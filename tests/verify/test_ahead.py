@@ -239,3 +239,96 @@ def test_a_lone_new_specialization_is_left_to_the_judging_runner(
         assert ev.compilers is None
     assert (v.phases.compiles, v.phases.compiled_by_runner) == (0, 1)
     assert not (tmp_path / "cache" / "kernelgen-ahead").exists()
+
+
+def test_a_bench_job_comes_after_the_cases_unless_a_case_needs_it() -> None:
+    """The judge waits on the cases' compiles, not the bench shapes': those are taken last,
+    unless a case turns out to share one's layout."""
+    jobs = [
+        ahead.Job(Path("a.py"), [], n, later=n.startswith("bench")) for n in "bench1 c1 c2".split()
+    ]
+    feed = ahead.Feed()
+    for job in jobs:
+        feed.put(job)
+    bench2 = ahead.Job(Path("a.py"), [], "bench2", later=True)
+    feed.put(bench2)
+    feed.promote(bench2)
+    feed.close()
+    assert [j.name for j in iter(feed.take, None)] == ["c1", "c2", "bench2", "bench1"]
+    dropped = ahead.Feed()
+    dropped.put(jobs[1])
+    dropped.drop()
+    assert dropped.take() is None
+
+
+def test_background_compiles_mark_each_job_and_stop_kills_the_rest(tmp_path: Path) -> None:
+    """Compiles beside the judging: each job is marked done as it ends (its miss with it); a
+    rejected candidate's compiles still running are stopped, their runners killed, at once."""
+    import time
+
+    spec = load_spec("softmax")
+    slow = tmp_path / "slow.py"
+    slow.write_text(
+        (ROOT / "seeds" / "softmax.py")
+        .read_text()
+        .replace("import torch\n", "import time\n\nimport torch\n")
+        .replace(
+            "    n_cols = x.shape[-1]\n",
+            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        time.sleep(600)\n"
+            "    assert n_cols != 7, 'no such block'\n",
+        )
+    )
+    from kernelgen.spec import BenchShape
+
+    def job(name: str, cols: int) -> ahead.Job:
+        shape = BenchShape(name=name, dims={"rows": 3, "cols": cols}, dtype="float32")
+        return ahead.Job(slow, ahead.bench_layout(spec, shape), name)
+
+    hang, good, bad = job("hang", 1823), job("good", 64), job("bad", 7)
+    feed = ahead.Feed()
+    for j in (hang, good, bad):
+        feed.put(j)
+    feed.close()
+    pool = ahead.compile_pool(4096, 2, tmp_path / "runners", device="cpu")
+    try:
+        background = ahead.Background(spec, pool, feed, 2)
+        assert background.wait(good) is None and good.done.is_set()
+        miss = background.wait(bad)
+        assert miss is not None and miss.error is not None
+        assert "no such block" in miss.error.message
+        assert not hang.done.is_set()
+        start = time.monotonic()
+        background.stop()
+        assert time.monotonic() - start < 30
+        killed = background.wait(hang)  # the judging runner's to compile, if ever reached
+        assert killed is not None and killed.error is None and killed.dead is not None
+    finally:
+        pool.close()
+
+
+def test_a_verdict_judges_beside_its_compiles_and_stops_them_when_rejected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge's whole path with compile runners (on CPU their launches just run): a case
+    waits for its own compile, the bench shapes' are waited for at the end of an accepted
+    verdict, and a candidate rejected on its first case leaves no compile running."""
+    from kernelgen.verify import verify_candidate
+    from kernelgen.verify.judge import Evaluator
+
+    for name in ("KERNELGEN_TRITON_CACHE", "TRITON_CACHE_DIR"):  # cold: nothing compiled yet
+        monkeypatch.setenv(name, str(tmp_path / "cache"))
+    with Evaluator("softmax", "cpu", seed=2, keep_warm=False) as ev:
+        ev.grid = [c for c in ev.grid if c.interpreter][:4]
+        ev._compile_workers = 2
+        small = [s for s in ev.spec.data.bench if s.dims["rows"] * s.dims["cols"] < 1 << 16]
+        ev._bench_layouts = [(s.name, ahead.bench_layout(ev.spec, s)) for s in small]
+        v = verify_candidate("softmax", ROOT / "seeds" / "softmax.py", device="cpu", evaluator=ev)
+        assert v.accepted, v.reason
+        assert v.phases is not None and v.phases.compiles > 0 and v.phases.compile > 0
+        wrong = tmp_path / "wrong.py"
+        wrong.write_text(
+            (ROOT / "seeds" / "softmax.py").read_text().replace("y.to(y_ptr", "(y * 1.01).to(y_ptr")
+        )
+        w = verify_candidate("softmax", wrong, device="cpu", evaluator=ev)
+        assert not w.accepted and w.category == "incorrect"
+        assert ev._ahead is None  # ended with its verdict

@@ -680,7 +680,7 @@ def test_a_limit_layout_is_known_without_its_draw(
 ) -> None:
     """A fresh judge compiles a limit case's specializations ahead from its layout, made from
     one row: the layout of the draw, whose row inputs are put together from blocks."""
-    from kernelgen.verify.truth import meta
+    from kernelgen.verify.tensors import meta
 
     monkeypatch.setattr(limits, "BLOCK_ELEMENTS", 64 * 10)  # several blocks of rows
     spec, case = load_spec(op), _tiny(op, dims, rows, dtype)
