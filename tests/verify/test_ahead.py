@@ -20,17 +20,24 @@ def _in_project(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
 
 
+def _seed_with(folder: Path, name: str, lines: str, imports: str = "") -> Path:
+    """softmax's seed with `lines` right after its launcher reads the row width (`n_cols`), and
+    `imports` above torch's: a launcher that refuses, kills or hangs at a layout."""
+    path = folder / name
+    text = (ROOT / "seeds" / "softmax.py").read_text()
+    if imports:
+        text = text.replace("import torch\n", f"{imports}\n\nimport torch\n")
+    path.write_text(
+        text.replace("    n_cols = x.shape[-1]\n", "    n_cols = x.shape[-1]\n" + lines)
+    )
+    return path
+
+
 def test_jobs_spread_over_runners_and_failures_come_back(tmp_path: Path) -> None:
     spec = load_spec("softmax")
     seed = ROOT / "seeds" / "softmax.py"
-    picky = tmp_path / "picky.py"
     # Refuses rows of 1823 columns at "compile" time, as a kernel with a static assert would.
-    picky.write_text(
-        seed.read_text().replace(
-            "    n_cols = x.shape[-1]\n",
-            "    n_cols = x.shape[-1]\n    assert n_cols != 1823, 'no such block'\n",
-        )
-    )
+    picky = _seed_with(tmp_path, "picky.py", "    assert n_cols != 1823, 'no such block'\n")
     small = [s for s in spec.data.bench if s.dims["rows"] * s.dims["cols"] <= 32000]
     layouts = [(s.name, ahead.bench_layout(spec, s)) for s in small]
     odd = next(s for s in spec.data.sizes if s.dims.get("cols") == 1823)
@@ -56,15 +63,8 @@ def test_a_dead_runner_leaves_its_queue_to_the_others(tmp_path: Path) -> None:
     """One shared queue, largest layouts first: when a compile kills its runner, the jobs after
     it are taken by the runners still alive, not lost with a fixed share."""
     spec = load_spec("softmax")
-    killer = tmp_path / "killer.py"
-    killer.write_text(
-        (ROOT / "seeds" / "softmax.py")
-        .read_text()
-        .replace("import torch\n", "import os\n\nimport torch\n")
-        .replace(
-            "    n_cols = x.shape[-1]\n",
-            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        os._exit(3)\n",
-        )
+    killer = _seed_with(
+        tmp_path, "killer.py", "    if n_cols == 1823:\n        os._exit(3)\n", "import os"
     )
     shapes = [
         s for s in spec.data.sizes if s.interpreter and s.dims["rows"] * s.dims["cols"] < 4000
@@ -94,15 +94,8 @@ def test_a_compile_past_its_deadline_is_replaced_when_asked(tmp_path: Path) -> N
     `replace_dead` a fresh runner takes the jobs after it (one runner here: without the
     replacement they would never run)."""
     spec = load_spec("softmax")
-    slow = tmp_path / "slow.py"
-    slow.write_text(
-        (ROOT / "seeds" / "softmax.py")
-        .read_text()
-        .replace("import torch\n", "import time\n\nimport torch\n")
-        .replace(
-            "    n_cols = x.shape[-1]\n",
-            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        time.sleep(600)\n",
-        )
+    slow = _seed_with(
+        tmp_path, "slow.py", "    if n_cols == 1823:\n        time.sleep(600)\n", "import time"
     )
     odd = next(s for s in spec.data.sizes if s.dims.get("cols") == 1823)
     small = next(s for s in spec.data.sizes if s.interpreter and s.dims["cols"] < 100)
@@ -267,16 +260,12 @@ def test_background_compiles_mark_each_job_and_stop_kills_the_rest(tmp_path: Pat
     import time
 
     spec = load_spec("softmax")
-    slow = tmp_path / "slow.py"
-    slow.write_text(
-        (ROOT / "seeds" / "softmax.py")
-        .read_text()
-        .replace("import torch\n", "import time\n\nimport torch\n")
-        .replace(
-            "    n_cols = x.shape[-1]\n",
-            "    n_cols = x.shape[-1]\n    if n_cols == 1823:\n        time.sleep(600)\n"
-            "    assert n_cols != 7, 'no such block'\n",
-        )
+    slow = _seed_with(
+        tmp_path,
+        "slow.py",
+        "    if n_cols == 1823:\n        time.sleep(600)\n"
+        "    assert n_cols != 7, 'no such block'\n",
+        "import time",
     )
     from kernelgen.spec import BenchShape
 
@@ -322,13 +311,12 @@ def test_a_verdict_judges_beside_its_compiles_and_stops_them_when_rejected(
         ev._compile_workers = 2
         small = [s for s in ev.spec.data.bench if s.dims["rows"] * s.dims["cols"] < 1 << 16]
         ev._bench_layouts = [(s.name, ahead.bench_layout(ev.spec, s)) for s in small]
-        v = verify_candidate("softmax", ROOT / "seeds" / "softmax.py", device="cpu", evaluator=ev)
+        seed = ROOT / "seeds" / "softmax.py"
+        v = verify_candidate("softmax", seed, device="cpu", evaluator=ev)
         assert v.accepted, v.reason
         assert v.phases is not None and v.phases.compiles > 0 and v.phases.compile > 0
         wrong = tmp_path / "wrong.py"
-        wrong.write_text(
-            (ROOT / "seeds" / "softmax.py").read_text().replace("y.to(y_ptr", "(y * 1.01).to(y_ptr")
-        )
+        wrong.write_text(seed.read_text().replace("y.to(y_ptr", "(y * 1.01).to(y_ptr"))
         w = verify_candidate("softmax", wrong, device="cpu", evaluator=ev)
         assert not w.accepted and w.category == "incorrect"
         assert ev._ahead is None  # ended with its verdict
