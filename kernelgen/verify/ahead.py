@@ -300,6 +300,9 @@ class Background:
                 return None
         return job.miss
 
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
     def finish(self) -> None:
         self._thread.join()
 

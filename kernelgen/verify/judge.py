@@ -330,6 +330,17 @@ class Evaluator:
                 background = ahead.Background(self.spec, pool, feed, FEW_COMPILERS)
         self._ahead = _Ahead(background, compiled, jobs, by_case)
 
+    def compiling(self, case: Case) -> bool:
+        """Whether the case's compile ahead is still going (waiting for it would block)."""
+        state = self._ahead
+        job = state.by_case.get(case.name) if state is not None else None
+        return (
+            job is not None
+            and state is not None
+            and state.background is not None
+            and (not job.done.is_set() and state.background.running())
+        )
+
     def compiled_for(self, case: Case) -> Failure | None:
         """Wait for the case's compile ahead, if it has one in flight: its compile failure, or
         None (compiled, or left to the judging runner)."""

@@ -70,6 +70,8 @@ class Run(sanitizer.Run, Protocol):
 
     def prepare(self, path: Path, digest: str, phases: Phases) -> None: ...
 
+    def compiling(self, case: Case) -> bool: ...
+
     def compiled_for(self, case: Case) -> Failure | None: ...
 
     def end_compiles(self, phases: Phases, stop: bool) -> tuple[Failure | None, str | None]: ...
@@ -108,6 +110,8 @@ class Judging:
         self.cases_planned = 0  # cases given their calls: the autotune sweep turns on it
         self.not_run: dict[str, str] = {}  # cases the interpreter cannot run -> why
         self.compiled_cases: set[str] = set()  # cases whose compile ahead was waited for
+        self.gpu = contextlib.ExitStack()  # the GPU's shared lock while the calls run
+        self.gpu_held = False
 
     def run(self) -> Verdict:
         ev = self.ev
@@ -116,7 +120,6 @@ class Judging:
         failure: Failure | None = None
         phases = Phases()
         sanitized: list[str] = []
-        gpu = contextlib.ExitStack()
         try:
             ev.prepare(self.path, self.digest, phases)
             mark = time.monotonic()
@@ -126,7 +129,7 @@ class Judging:
             ev.warm_compilers()
             self.load()
             if self.device == "cuda":  # the calls share the GPU with judges, never with a timing
-                gpu.enter_context(gpulock.shared("judging a candidate", self.spec.name))
+                self.on_gpu()
             run: list[tuple[Case, CaseTruth]] = []
             runnable = {c.name for c in ev.cases()}
             grid: list[_Step] = []
@@ -174,7 +177,8 @@ class Judging:
             ev.end_compiles(phases, stop=True)  # rejected: what is left to compile is of no use
             if self.runner is not None:
                 self.runner.close()
-            gpu.close()  # once the runner is gone: calls sent ahead stop with it
+            self.gpu.close()  # once the runner is gone: calls sent ahead stop with it
+            self.gpu_held = False
             costs = self.answers.costs
             phases.calls = costs if costs.calls else None
         results = [c for c in results if c.name not in self.not_run]
@@ -269,12 +273,26 @@ class Judging:
         context = ", ".join(filter(None, [context, sweep.note(self.spaces, pin or {})]))
         return _Step(case, truth, variant, request, then, context)
 
+    def on_gpu(self) -> None:
+        self.gpu.enter_context(gpulock.shared("judging a candidate", self.spec.name))
+        self.gpu_held = True
+
     def compiled(self, case: Case) -> None:
         """Wait, before a case's first call, for its compile ahead (ev.prepare): the case is
-        reached as the compiles of the ones after it go on. Its compile failure rejects."""
+        reached as the compiles of the ones after it go on. Its compile failure rejects. Called
+        with no call of this candidate in flight, it lets the GPU's lock go while it waits: a
+        timing of another job need not wait for this compile (judge_limits, drive)."""
         if case.name in self.compiled_cases:
             return
-        failure = self.ev.compiled_for(case)
+        release = self.gpu_held and self.ev.compiling(case)
+        if release:
+            self.gpu.close()
+            self.gpu_held = False
+        try:
+            failure = self.ev.compiled_for(case)
+        finally:
+            if release:
+                self.on_gpu()
         if failure is not None:
             raise Rejected(failure, case.name)
         self.compiled_cases.add(case.name)
@@ -288,25 +306,37 @@ class Judging:
         assert self.runner is not None
         queue = iter(steps)
         pending: deque[_Step] = deque()
+        held: list[_Step] = []  # the next step, its case's compile still going
 
         def post() -> None:
-            step = next(queue, None)
+            step = held.pop() if held else next(queue, None)
             while step is not None and step.case.name in self.not_run:
                 step = next(queue, None)
-            if step is not None:
-                self.compiled(step.case)
-                assert self.runner is not None
-                request = step.request
-                if request.shared is not None:  # a fresh loan for every call
-                    shared = step.truth.variants[step.variant].lend()
-                    request = request.model_copy(update={"shared": shared})
-                self.runner.send(request)
-                pending.append(step)
+            if step is None:
+                return
+            if (
+                pending
+                and step.case.name not in self.compiled_cases
+                and self.ev.compiling(step.case)
+            ):
+                held.append(step)  # waited for once the calls in flight are answered
+                return
+            self.compiled(step.case)
+            assert self.runner is not None
+            request = step.request
+            if request.shared is not None:  # a fresh loan for every call
+                shared = step.truth.variants[step.variant].lend()
+                request = request.model_copy(update={"shared": shared})
+            self.runner.send(request)
+            pending.append(step)
 
         for _ in range(WINDOW):
             post()
         costs = self.answers.costs
-        while pending:
+        while pending or held:
+            if not pending:
+                post()
+                continue
             step = pending.popleft()
             name = step.case.name
             mark = time.monotonic()

@@ -320,3 +320,33 @@ def test_a_verdict_judges_beside_its_compiles_and_stops_them_when_rejected(
         w = verify_candidate("softmax", wrong, device="cpu", evaluator=ev)
         assert not w.accepted and w.category == "incorrect"
         assert ev._ahead is None  # ended with its verdict
+
+
+def test_a_judge_lets_the_gpu_go_while_it_waits_for_a_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case whose compile is still going is waited for with no call in flight and the GPU's
+    shared lock let go (a timing of another job need not wait for the compile), then taken
+    again for the case's calls; a compiled case is not waited for."""
+    from kernelgen import gpulock
+    from kernelgen.verify.judge import Evaluator
+    from kernelgen.verify.verdict import Judging
+
+    monkeypatch.setenv(gpulock.LOCK_ENV, str(tmp_path / "gpu.lock"))
+    with Evaluator("softmax", "cpu", seed=1, keep_warm=False) as ev:
+        held_while_waiting: list[int] = []
+
+        def compiled_for(case: object) -> None:
+            held_while_waiting.append(gpulock._held("shared"))
+
+        monkeypatch.setattr(ev, "compiling", lambda case: case is ev.grid[0])
+        monkeypatch.setattr(ev, "compiled_for", compiled_for)
+        judging = Judging(ev, ROOT / "seeds" / "softmax.py", "digest")
+        judging.on_gpu()
+        try:
+            judging.compiled(ev.grid[0])
+            judging.compiled(ev.grid[1])
+            assert held_while_waiting == [0, 1]
+            assert judging.gpu_held and gpulock._held("shared") == 1
+        finally:
+            judging.gpu.close()
