@@ -334,8 +334,9 @@ class Judging:
             post()
         costs = self.answers.costs
         while pending or held:
-            if not pending:
-                post()
+            if not pending:  # a compile waited for: the window filled again
+                for _ in range(WINDOW):
+                    post()
                 continue
             step = pending.popleft()
             name = step.case.name
