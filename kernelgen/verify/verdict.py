@@ -302,7 +302,9 @@ class Judging:
         ahead of the one being checked: the runner computes the next call while the judge
         compares the last one. The first failure ends it (the runner is killed with whatever
         it was still doing). A call's deadline counts from when the judge starts waiting for
-        its answer, which is never before the runner could have started on it."""
+        its answer, which is never before the runner could have started on it. A case whose
+        compile ahead is still going is sent once the calls in flight are answered, its compile
+        waited for off the GPU's lock (`compiled`)."""
         assert self.runner is not None
         queue = iter(steps)
         pending: deque[_Step] = deque()
