@@ -87,16 +87,17 @@ class CallCosts(_Record):
 
 
 class Phases(_Record):
-    """Where a verification's wall time went, in seconds. Truth and compile run side by side
-    (each case is compiled for as soon as its truth is drawn), so the phases can add up to more
-    than the verification's seconds."""
+    """Where a verification's wall time went, in seconds. Compile runs beside truth (each case
+    is compiled for as soon as its truth is drawn) and beside the cases (each waits for its own
+    compile), so the phases can add up to more than the verification's seconds."""
 
     truth: float = Field(
         0.0, description="inputs, float64 reference, torch's own result; overlaps compile"
     )
     compile: float = Field(
         0.0,
-        description="compile ahead, in parallel runners, until the last compile; overlaps truth",
+        description="compile ahead, in parallel runners, until the last compile (the bench "
+        "shapes' included); overlaps truth and cases",
     )
     start: float = Field(0.0, description="waiting for a warm runner")
     cases: float = Field(0.0, description="the case grid, four checked calls per case")
