@@ -152,10 +152,14 @@ class Judging:
             phases.cases, mark = _lap(mark)
             if judged:
                 self.drive(self.extra_steps(judged, profile=not profiled))
-            # The bench shapes' compiles, which the timing needs: one that fails rejects.
+            # The bench shapes' compiles, which the timing needs (one that fails rejects),
+            # waited for off the GPU's lock: no call of this candidate is in flight.
+            self.off_gpu()
             failure, where = ev.end_compiles(phases, stop=False)
             if failure is not None:
                 raise Rejected(failure, where)
+            if self.device == "cuda":
+                self.on_gpu()
             if ev.gpu_target is not None and run:
                 failure, where = ev.compile_for_target(self.path, [c for c, _ in run], phases)
                 if failure is not None:
@@ -177,8 +181,7 @@ class Judging:
             ev.end_compiles(phases, stop=True)  # rejected: what is left to compile is of no use
             if self.runner is not None:
                 self.runner.close()
-            self.gpu.close()  # once the runner is gone: calls sent ahead stop with it
-            self.gpu_held = False
+            self.off_gpu()  # once the runner is gone: calls sent ahead stop with it
             costs = self.answers.costs
             phases.calls = costs if costs.calls else None
         results = [c for c in results if c.name not in self.not_run]
@@ -277,6 +280,10 @@ class Judging:
         self.gpu.enter_context(gpulock.shared("judging a candidate", self.spec.name))
         self.gpu_held = True
 
+    def off_gpu(self) -> None:
+        self.gpu.close()
+        self.gpu_held = False
+
     def compiled(self, case: Case) -> None:
         """Wait, before a case's first call, for its compile ahead (ev.prepare): the case is
         reached as the compiles of the ones after it go on. Its compile failure rejects. Called
@@ -286,8 +293,7 @@ class Judging:
             return
         release = self.gpu_held and self.ev.compiling(case)
         if release:
-            self.gpu.close()
-            self.gpu_held = False
+            self.off_gpu()
         try:
             failure = self.ev.compiled_for(case)
         finally:
