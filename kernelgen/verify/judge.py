@@ -232,9 +232,7 @@ class Evaluator:
             if miss.dead is not None:  # a compile that hangs or kills its process is no pass
                 failure: Failure | None = Failure(miss.dead.category, miss.dead.reason)
             else:
-                failure = classify(miss.error) if miss.error is not None else None
-                if failure is not None and failure.category != "compile":
-                    continue
+                failure = _compile_failure(miss)
             if failure is not None:
                 why = f"compiled for the GPU ({self.gpu_target}) on CPU: {failure.reason}"
                 return Failure(failure.category, why), miss.job.name
@@ -348,8 +346,7 @@ class Evaluator:
         if job is None or self._ahead is None or self._ahead.background is None:
             return None
         miss = self._ahead.background.wait(job)
-        failure = classify(miss.error) if miss is not None and miss.error is not None else None
-        return failure if failure is not None and failure.category == "compile" else None
+        return _compile_failure(miss) if miss is not None else None
 
     def end_compiles(self, phases: Phases, stop: bool) -> tuple[Failure | None, str | None]:
         """The compiles ahead ended: waited for (the bench shapes' too, which the timing needs)
@@ -373,10 +370,18 @@ class Evaluator:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
             phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
         for miss in misses:
-            failure = classify(miss.error) if miss.error is not None else None
-            if failure is not None and failure.category == "compile":
+            failure = _compile_failure(miss)
+            if failure is not None:
                 return failure, miss.job.name
         return None, None
+
+
+def _compile_failure(miss: ahead.Miss) -> Failure | None:
+    """A compile ahead's miss as the compiler's word on the candidate, or None: a failure of
+    another kind (the launcher raising at a layout, a runner gone) is the judging runner's to
+    meet with the case in hand."""
+    failure = classify(miss.error) if miss.error is not None else None
+    return failure if failure is not None and failure.category == "compile" else None
 
 
 @dataclass
