@@ -127,6 +127,19 @@ def _record(op: str | None, mode: Mode, what: str, waited: float, held: float) -
 
 
 @contextmanager
+def _holding(mode: Mode, what: str, op: str | None, start: float) -> Iterator[float]:
+    """A flock just taken (asked for at `start`), held by this thread for the block: counted
+    as this thread's, and logged with its wait and its hold when given back."""
+    got = time.monotonic()
+    _count(mode, 1)
+    try:
+        yield got - start
+    finally:
+        _count(mode, -1)
+        _record(op, mode, what, got - start, time.monotonic() - got)
+
+
+@contextmanager
 def exclusive(what: str, op: str | None = None) -> Iterator[float]:
     """Hold the GPU alone (a timed measurement); yields the seconds waited for it."""
     path = lock_path()
@@ -136,15 +149,8 @@ def exclusive(what: str, op: str | None = None) -> Iterator[float]:
     if _held("shared") or _held("exclusive"):
         raise RuntimeError(f"GPU lock: {what} asks for it exclusive inside a section that holds it")
     start = time.monotonic()
-    handle = _take(path, fcntl.LOCK_EX)
-    got = time.monotonic()
-    _count("exclusive", 1)
-    try:
-        yield got - start
-    finally:
-        _count("exclusive", -1)
-        handle.close()  # gives the flock back
-        _record(op, "exclusive", what, got - start, time.monotonic() - got)
+    with _take(path, fcntl.LOCK_EX), _holding("exclusive", what, op, start) as waited:
+        yield waited  # the flock given back as the file closes
 
 
 @contextmanager
@@ -202,13 +208,8 @@ def limit_case(what: str, op: str | None = None) -> Iterator[float]:
     start = time.monotonic()
     with open(path.with_name(path.name + ".limits"), "a+") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)  # given back when the file closes
-        got = time.monotonic()
-        _count("limit", 1)
-        try:
-            yield got - start
-        finally:
-            _count("limit", -1)
-            _record(op, "limit", what, got - start, time.monotonic() - got)
+        with _holding("limit", what, op, start) as waited:
+            yield waited
 
 
 def waited(folder: Path, op: str) -> float | None:
