@@ -4,6 +4,8 @@ agent or an LLM is always cold, so this is the time the judge costs them (issue 
 on the H200, autotuned candidates included).
 
   python scripts/cold_verdicts.py [--device cuda] [--seed 1] [--parallel 1] [--out DIR] PATH...
+  python scripts/cold_verdicts.py --table LOG.jsonl   (a log's table: this script's, or the
+                                                      adversarial suite's verdict log)
 
 A PATH is a candidate file or a folder of them; a candidate's operator is the one whose entry
 function it defines (`def softmax(`), or OP:PATH names it. Each verdict is appended to
@@ -102,30 +104,47 @@ def _last_error(stderr: str) -> str:
     return text[at:][-4000:] if at >= 0 else text[-1000:]
 
 
+def table(rows: list[dict], title: str) -> None:
+    """The verdicts, slowest first, and those past [V2]'s 60 s with where their time went."""
+    out = Table(title=title)
+    for col in ("file", "op", "outcome", "category", "wall s", "verdict s"):
+        out.add_column(col, justify="right" if col.endswith(" s") else "left")
+    for r in sorted(rows, key=lambda r: -r["wall_s"]):
+        out.add_row(Path(r["file"]).name, r["op"], r["outcome"], r["category"] or "",
+                    f"{r['wall_s']:.1f}", f"{r.get('verdict_s') or 0:.1f}")  # fmt: skip
+    Console(width=140).print(out)
+    slow = [r for r in rows if r["wall_s"] > 60]
+    worst = max((r["wall_s"] for r in rows), default=0.0)
+    print(f"{len(rows)} verdicts, {len(slow)} over 60 s, slowest {worst} s")
+    for r in slow:
+        p = r.get("phases") or {}
+        print(f"  {Path(r['file']).name} ({r['op']}): truth {p.get('truth')} "
+              f"compile {p.get('compile')} cases {p.get('cases')}, "
+              f"slowest compile {p.get('slowest_compile')}")  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+")
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("--table", type=Path, help="print the table of this verdict log, and stop")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "evaluations/logs")))
     args = ap.parse_args()
+    if args.table is not None:
+        if args.table.is_file():
+            lines = args.table.read_text().splitlines()
+            table([json.loads(x) for x in lines if x.strip()], str(args.table))
+        return
+    if not args.paths:
+        ap.error("a candidate PATH, or --table LOG")
     todo = candidates(args.paths)
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "cold-verdicts.jsonl"
     with ThreadPoolExecutor(max(1, args.parallel)) as ex:
         rows = list(ex.map(lambda c: judge(*c, args.device, args.seed, log, args.parallel), todo))
-    title = f"cold verdicts on {args.device}, seed {args.seed}, {args.parallel} at once"
-    table = Table(title=title)
-    for col in ("file", "op", "outcome", "category", "wall s", "verdict s"):
-        table.add_column(col, justify="right" if col.endswith(" s") else "left")
-    for r in sorted(rows, key=lambda r: -r["wall_s"]):
-        table.add_row(Path(r["file"]).name, r["op"], r["outcome"], r["category"] or "",
-                      f"{r['wall_s']:.1f}", f"{r['verdict_s'] or 0:.1f}")  # fmt: skip
-    Console(width=140).print(table)
-    slow = [r for r in rows if r["wall_s"] > 60]
-    worst = max((r["wall_s"] for r in rows), default=0.0)
-    print(f"{len(rows)} verdicts, {len(slow)} over 60 s, slowest {worst} s")
+    table(rows, f"cold verdicts on {args.device}, seed {args.seed}, {args.parallel} at once")
 
 
 if __name__ == "__main__":

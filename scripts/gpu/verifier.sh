@@ -70,20 +70,7 @@ if has suite; then
   grep -hE "PASSED|FAILED|ERROR|passed|failed|^E " "$OUT"/suite-[0-9]*.log | cut -c1-300
   grep -h "\"accepted\"" "$OUT/suite-verdicts.jsonl" 2>/dev/null | cut -c1-300
   # The bound [V2] sets on a cold verdict: those past it, with where their time went.
-  python3 - "$OUT/suite-verdicts.jsonl" <<'PY'
-import json, sys
-try:
-    rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
-except OSError:
-    sys.exit(0)
-slow = sorted((r for r in rows if r["wall_s"] > 60), key=lambda r: -r["wall_s"])
-worst = max((r["wall_s"] for r in rows), default=0.0)
-print(f"== {len(rows)} verdicts, {len(slow)} over 60 s, slowest {worst} s")
-for r in slow:
-    p = r.get("phases") or {}
-    print(f"{r['wall_s']:7.1f} s {r['file']} {r['outcome']} truth {p.get('truth')} "
-          f"compile {p.get('compile')} cases {p.get('cases')} slowest {p.get('slowest_compile')}")
-PY
+  python3 scripts/cold_verdicts.py --table "$OUT/suite-verdicts.jsonl"
 fi
 
 if has tests; then
