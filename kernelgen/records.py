@@ -115,6 +115,11 @@ class Phases(_Record):
     slowest_compile: str | None = Field(
         None, description="the longest single compile, which bounds the compile phase"
     )
+    slowest_compile_s: float = Field(
+        0.0,
+        description="its seconds: a floor under a cold verdict that is the candidate's own "
+        "(one ptxas process, which no number of compile runners splits)",
+    )
     gpu_compile: float = Field(
         0.0,
         description="CPU: compiling the candidate for the GPU target (sm_90) after its cases, "

@@ -118,9 +118,12 @@ def table(rows: list[dict], title: str) -> None:
     print(f"{len(rows)} verdicts, {len(slow)} over 60 s, slowest {worst} s")
     for r in slow:
         p = r.get("phases") or {}
+        # The slowest compile is the candidate's own floor; what is past it is the judge's.
+        floor = p.get("slowest_compile_s") or 0.0
+        past = f", {r['wall_s'] - floor:.1f} s past it" if floor else ""
         print(f"  {Path(r['file']).name} ({r['op']}): truth {p.get('truth')} "
               f"compile {p.get('compile')} cases {p.get('cases')}, "
-              f"slowest compile {p.get('slowest_compile')}")  # fmt: skip
+              f"slowest compile {p.get('slowest_compile')}{past}")  # fmt: skip
 
 
 def main() -> None:

@@ -369,6 +369,7 @@ class Evaluator:
         if timed:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
             phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
+            phases.slowest_compile_s = round(slowest.seconds or 0.0, 3)
         for miss in misses:
             failure = _compile_failure(miss)
             if failure is not None:
