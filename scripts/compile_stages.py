@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -25,7 +26,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-TARGET = ("cuda", 90, 32)  # the H200's: kernelgen/verify/target.py
+from kernelgen.verify.target import DEFAULT, TARGETS
 
 
 def _pairs(items: list[str], what: str) -> dict[str, str]:
@@ -61,7 +62,7 @@ def main() -> None:
     a = ap.parse_args()
     os.environ.pop("TRITON_INTERPRET", None)  # the compiler, not the interpreter
     # A cold compile: a cached one would time nothing.
-    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-stages-")
+    cache = os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-stages-")
 
     from triton.backends.compiler import GPUTarget
     from triton.backends.nvidia.compiler import CUDABackend
@@ -93,12 +94,15 @@ def main() -> None:
     src = ASTSource(kernel, sig, constexprs=consts)
     start = time.perf_counter()
     compiled = compile(
-        src, target=GPUTarget(*TARGET), options={"num_warps": a.warps, "num_stages": a.stages}
+        src,
+        target=GPUTarget(*TARGETS[DEFAULT]),
+        options={"num_warps": a.warps, "num_stages": a.stages},
     )
     total = time.perf_counter() - start
+    shutil.rmtree(cache, ignore_errors=True)
 
     console = Console()
-    console.print(f"{a.kernel}, {consts}, {a.warps} warps, for sm_90: {total:.1f} s")
+    console.print(f"{a.kernel}, {consts}, {a.warps} warps, for {DEFAULT}: {total:.1f} s")
     table = Table()
     table.add_column("stage")
     table.add_column("s", justify="right")
