@@ -113,11 +113,12 @@ class Phases(_Record):
         "a lone one compiles faster than a compile runner starts",
     )
     slowest_compile: str | None = Field(
-        None, description="the longest single compile, which bounds the compile phase"
+        None, description="the longest single compile's case or bench shape"
     )
     slowest_compile_s: float = Field(
         0.0,
-        description="its seconds: a floor under a cold verdict that is the candidate's own "
+        description="its seconds, which bound the compile phase: a floor under a cold verdict "
+        "that is the candidate's own "
         "(one ptxas process, which no number of compile runners splits)",
     )
     gpu_compile: float = Field(

@@ -119,8 +119,9 @@ def table(rows: list[dict], title: str) -> None:
     for r in slow:
         p = r.get("phases") or {}
         # The slowest compile is the candidate's own floor; what is past it is the judge's.
+        # (Older logs hold its seconds in its name.)
         floor = p.get("slowest_compile_s") or 0.0
-        past = f", {r['wall_s'] - floor:.1f} s past it" if floor else ""
+        past = f": {floor:.1f} s, {r['wall_s'] - floor:.1f} s past it" if floor else ""
         print(f"  {Path(r['file']).name} ({r['op']}): truth {p.get('truth')} "
               f"compile {p.get('compile')} cases {p.get('cases')}, "
               f"slowest compile {p.get('slowest_compile')}{past}")  # fmt: skip

@@ -368,7 +368,7 @@ class Evaluator:
         timed = [j for j in state.jobs if j.seconds is not None]
         if timed:
             slowest = max(timed, key=lambda j: j.seconds or 0.0)
-            phases.slowest_compile = f"{slowest.name}: {slowest.seconds:.1f} s"
+            phases.slowest_compile = slowest.name
             phases.slowest_compile_s = round(slowest.seconds or 0.0, 3)
         for miss in misses:
             failure = _compile_failure(miss)
