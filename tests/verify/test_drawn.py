@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from kernelgen.spec import Case, load_spec
+from kernelgen.spec import Case, load_module, load_spec
 from kernelgen.spec.draw import drawn_cases
 from kernelgen.verify import verify_candidate
 from kernelgen.verify.judge import Evaluator
+from kernelgen.verify.limits import limit_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 DRAWN = Path(__file__).parent / "candidates" / "drawn"
@@ -86,6 +87,15 @@ def _drawn_judge(op: str, seed: int) -> Evaluator:
         ev.grid = [c for c in ev.grid if c.drawn]
         _JUDGES[op, seed] = ev
     return _JUDGES[op, seed]
+
+
+def test_the_widths_cheat_remembers_every_fixed_width() -> None:
+    """softmax_listed_widths.py passes every fixed case, the GPU-only and limit ones too, so that
+    on CUDA as on CPU a drawn case is what rejects it: its list keeps up with the spec's."""
+    spec = load_spec("softmax")
+    widths = {c.dims["cols"] for c in [*spec.cases, *limit_cases(spec)]}
+    cheat = load_module(DRAWN / "softmax_listed_widths.py", "softmax_listed_widths")
+    assert widths <= cheat.LISTED, f"widths the cheat forgets: {sorted(widths - cheat.LISTED)}"
 
 
 def test_the_seeds_draw_what_the_cheats_break_on() -> None:

@@ -24,12 +24,16 @@ CANDIDATES = Path(__file__).parent / "candidates"
 SEED = 1  # scripts/gpu/verifier.sh's cold step judges the shipped kernels with it too
 ACCEPTED = "accepted"
 
-# (folder/file, operator, ACCEPTED or the categories a rejection may have, text its reason holds)
-EXPECTED: list[tuple[str, str, str | set[str], str]] = [
+# (folder/file, operator, ACCEPTED or the categories a rejection may have, text its reason holds:
+# one of several where a tuple)
+EXPECTED: list[tuple[str, str, str | set[str], str | tuple[str, ...]]] = [
     # Drawn cases: every seed's 12 CUDA draws hold cases each cheat breaks on (test_drawn.py).
-    ("drawn/softmax_block_listed.py", "softmax", {"incorrect"}, "case drawn"),
+    # The CUDA grid's fixed rows are wider than the CPU's: a block sized to the CPU's widest
+    # fails at its first GPU-only width, and 64 rows of 151936 `wide` values put one past the
+    # first block's max by more than exp() takes.
+    ("drawn/softmax_block_listed.py", "softmax", {"incorrect"}, ("case drawn", "case huge_row/")),
     ("drawn/softmax_listed_widths.py", "softmax", {"incorrect"}, "case drawn"),
-    ("drawn/softmax_first_block_max.py", "softmax", {"incorrect"}, "case drawn"),
+    ("drawn/softmax_first_block_max.py", "softmax", {"incorrect"}, ("case drawn", "/wide: ")),
     ("drawn/rms_norm_flat_rows.py", "rms_norm", {"incorrect"}, "case drawn"),
     ("drawn/softmax_block_fit.py", "softmax", ACCEPTED, ""),
     ("drawn/softmax_row_max.py", "softmax", ACCEPTED, ""),
@@ -66,12 +70,16 @@ EXPECTED: list[tuple[str, str, str | set[str], str]] = [
     ("adversarial/exit_early.py", "softmax", {"crash"}, ""),
     # Honest candidates of the styles agents write.
     ("decode_attn_split.py", "decode_attn", ACCEPTED, ""),
-    ("fused_moe_fused.py", "fused_moe", ACCEPTED, ""),
+    # Right, and too slow to answer a real batch: every program recomputes its token's whole
+    # intermediate, so DeepSeek-V3's 65600 tokens (the limit case) take hours, not the case's
+    # deadline of seconds. A kernel no server could call is timed out, not waited for.
+    ("fused_moe_fused.py", "fused_moe", {"timeout"}, "limit/experts_past_2g"),
     ("rms_norm_contiguous.py", "rms_norm", ACCEPTED, ""),
     ("router_gemm_gemv.py", "router_gemm", ACCEPTED, ""),
     # One tensor-core accumulator through all of K: on the H200 18x less accurate than torch's
-    # fp32 GEMM at the limit case (logs/h200-20261205-router-gemm-block-sums-cold-suite).
-    ("router_gemm_split_w.py", "router_gemm", {"incorrect"}, "limit/tokens"),
+    # fp32 GEMM at the limit case (logs/h200-20261205-router-gemm-block-sums-cold-suite), past
+    # the tolerance there, or within it and past the error ratio (precision, on the H100).
+    ("router_gemm_split_w.py", "router_gemm", {"incorrect", "precision"}, "limit/tokens"),
     ("silu_and_mul_flat.py", "silu_and_mul", ACCEPTED, ""),
     ("softmax_autotuned_persistent.py", "softmax", ACCEPTED, ""),
     ("softmax_online.py", "softmax", ACCEPTED, ""),
@@ -94,7 +102,11 @@ def test_every_candidate_is_listed_once() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 @pytest.mark.parametrize(("name", "op", "expected", "says"), EXPECTED, ids=[e[0] for e in EXPECTED])
 def test_judged_on_cuda(
-    name: str, op: str, expected: str | set[str], says: str, judges: suite.Judges
+    name: str,
+    op: str,
+    expected: str | set[str],
+    says: str | tuple[str, ...],
+    judges: suite.Judges,
 ) -> None:
     # The hang's own deadline, not the default's: the verdict is the same, minutes sooner.
     kw = {"timeout_s": 30.0} if name.endswith("hang.py") else {}
@@ -105,4 +117,5 @@ def test_judged_on_cuda(
     else:
         assert not v.accepted, f"{name} accepted on CUDA"
         assert v.category in expected, f"{name}: {v.category}: {v.reason}"
-        assert says in (v.reason or ""), v.reason
+        options = (says,) if isinstance(says, str) else says
+        assert any(o in (v.reason or "") for o in options), v.reason

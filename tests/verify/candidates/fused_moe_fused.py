@@ -1,7 +1,11 @@
 """Honest fused_moe in another style: one kernel, no scratch buffer. A program per (token, block
 of outputs) recomputes each intermediate block it needs (gate and up over all of H) and applies
 the slot's weight block by block; silu as g * sigmoid(g). fp32 throughout, its own summation
-order, one rounding at the store."""
+order, one rounding at the store.
+
+Right on every case it finishes, and hopeless at a real batch: a program per (token, 128 outputs)
+reads its experts' whole w1 again, 235 MB, so DeepSeek-V3's dims at 65600 tokens (the limit
+case) would read about 860 TB. On CUDA it is rejected as `timeout` there."""
 
 import torch
 import triton
