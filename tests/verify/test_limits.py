@@ -275,6 +275,37 @@ def test_a_quantizer_is_judged_on_the_sampled_rows_of_both_outputs(tmp_path: Pat
         answers.judge_sampled(sampled.take((q, wrong)), inputs, case)
 
 
+@pytest.mark.parametrize(
+    ("op", "dims", "rows"),
+    [("softmax", {"rows": 600, "cols": 8}, "rows"), ("act_quant", {"M": 600, "K": 256}, "M")],
+)
+def test_torchs_answer_is_taken_a_block_of_rows_at_a_time(
+    op: str, dims: dict[str, int], rows: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The error ratio's yardstick at the sampled rows: the reference on blocks of the input
+    (a float64 reference on the whole of a limit case is three 16 GiB tensors), equal to the
+    whole call's at those rows; blocks without a sampled row are not computed."""
+    width = dims["cols"] if op == "softmax" else dims["K"]
+    monkeypatch.setattr(limits, "NATIVE_ELEMENTS", 64 * width)  # 64 rows a block: 10 blocks
+    spec = load_spec(op)
+    calls: list[int] = []
+    reference = spec.reference
+
+    def counted(*args: object) -> object:
+        calls.append(args[0].shape[0])  # type: ignore[attr-defined]
+        return reference(*args)
+
+    monkeypatch.setattr(spec, "reference", counted)
+    args, sampled, _, native = limits._truth(spec, _tiny(op, dims, rows), 3, "cpu")
+    assert sampled.total == 600 and 0 < sampled.rows.numel() < 600
+    blocked = calls[2:]  # after the probe of one row and the float64 call on the sampled rows
+    assert max(blocked) == 64 and len(blocked) == len({int(r) // 64 for r in sampled.rows})
+    whole = sampled.take(reference(*args))
+    pairs = zip(native, whole, strict=True) if isinstance(whole, tuple) else [(native, whole)]
+    for got, want in pairs:
+        assert got.dtype == want.dtype and torch.equal(got.float(), want.float())
+
+
 # ---- a paged cache: decode_attn ----------------------------------------------------------------
 
 
