@@ -52,6 +52,8 @@ _PROBLEM_SEED = 0x5EED  # the parameters' init seed is the case's, offset from t
 # Modules eager() keeps, one per set of parameter tensors (and those tensors alive): the bench
 # rotates up to 4 input sets.
 EAGER_MODULES = 4
+# seeded()'s hold on torch's global generators (reentrant: a seeded block may call another)
+_SEEDED = threading.RLock()
 
 
 class _Strict(BaseModel):
@@ -94,9 +96,11 @@ def sha256(text: str) -> str:
 @contextlib.contextmanager
 def seeded(seed: int) -> Iterator[None]:
     """torch's global generators seeded for a block and restored after it: the problem's own
-    draws (its init, its get_inputs) use them, and the judge's state must not move."""
+    draws (its init, its get_inputs) use them, and the judge's state must not move. One block
+    at a time in the process: the truth's threads draw several cases at once, and two blocks
+    together would draw from each other's seeds, so one seed would not give one case."""
     cuda = torch.cuda.is_available() and torch.cuda.is_initialized()
-    with torch.random.fork_rng(devices=[torch.cuda.current_device()] if cuda else []):
+    with _SEEDED, torch.random.fork_rng(devices=[torch.cuda.current_device()] if cuda else []):
         torch.manual_seed(seed)
         yield
 

@@ -25,7 +25,7 @@ import torch
 
 from kernelgen import gpulock
 from kernelgen.spec import Case, OpSpec
-from kernelgen.spec.inputs import case_inputs, case_seed
+from kernelgen.spec.inputs import case_inputs, case_seed, drawn_on
 from kernelgen.verify import limits
 from kernelgen.verify.protocol import Shared, TensorMeta
 from kernelgen.verify.tensors import lend, meta, storage_digest, whole
@@ -37,6 +37,10 @@ VARIANTS = ("a", "b")
 # 8.4 s with 4 threads (7.8 s alone), the truth itself as fast (5.6 s against 5.3;
 # scripts/probe_start.py, evaluations/logs/h200-20261202-runner-start-agent-topk-tune).
 TRUTH_INTRA_OP = 4
+# One GPU draw at a time in the process: a draw holds float64 values of the whole case (twice
+# its bytes and more, as bf16) for the milliseconds it takes, and the truth's threads at once
+# would hold several cases' worth, which the truths' budget does not count.
+_GPU_DRAW = threading.Lock()
 
 
 @dataclass
@@ -259,12 +263,19 @@ class Truths:
             return self._limit(case)
         truth = CaseTruth(case=case)
         stem = _file_stem(case.name)
+        # A case the interpreter runs is drawn on the CPU (the same values on any device), and
+        # moved with its strides and storage offsets as they are; a GPU-only one on the judge's
+        # GPU (kernelgen/spec/inputs.py says why).
+        where = drawn_on(case.size, self.device)
         for variant in VARIANTS:
-            # Drawn on the CPU (the same values on any device), moved with their strides and
-            # storage offsets as they are.
-            args = case_inputs(
-                self.spec, case, case_seed(self.seed, f"{case.name}/{variant}"), "cpu"
-            )
+            seed = case_seed(self.seed, f"{case.name}/{variant}")
+            if where == "cpu":
+                args = case_inputs(self.spec, case, seed, "cpu")
+            else:
+                with _GPU_DRAW:
+                    args = case_inputs(self.spec, case, seed, where)
+                    # The draw's float64 blocks, cached: memory the candidate's process needs.
+                    torch.cuda.empty_cache()
             on_device = [whole(a, self.device) if isinstance(a, torch.Tensor) else a for a in args]
             inputs = Inputs(
                 args=on_device,

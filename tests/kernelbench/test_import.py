@@ -254,6 +254,40 @@ def test_the_reference_is_safe_from_threads(project: Path) -> None:
         assert all(torch.equal(a, t) for a, t in zip(alone, together, strict=True))
 
 
+def test_seeded_draws_are_one_at_a_time() -> None:
+    """The truth's threads draw several cases at once, and a problem's own draws (its init, its
+    get_inputs) take torch's global generators: a second seeded block waits for the first, and
+    each draws from its own seed."""
+    import threading
+
+    from kernelgen.kernelbench.runtime import seeded
+
+    inside, go, second_done = threading.Event(), threading.Event(), threading.Event()
+    drawn: dict[int, torch.Tensor] = {}
+
+    def block(seed: int, wait: bool) -> None:
+        with seeded(seed):
+            if wait:
+                inside.set()
+                go.wait(10)
+            drawn[seed] = torch.rand(8)
+        if not wait:
+            second_done.set()
+
+    first = threading.Thread(target=block, args=(1, True))
+    first.start()
+    assert inside.wait(10)
+    second = threading.Thread(target=block, args=(2, False))
+    second.start()
+    assert not second_done.wait(0.5), "a second seeded block ran inside the first"
+    go.set()
+    first.join()
+    second.join()
+    for seed in (1, 2):
+        with seeded(seed):
+            assert torch.equal(drawn[seed], torch.rand(8))
+
+
 def test_the_library_status_leaves_imported_problems_to_their_own_report(project: Path) -> None:
     from kernelgen.report.status import known_ops
     from kernelgen.spec import known_ops as every_op

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from kernelgen.spec import BenchShape, Case, OpSpec, ScalarInput, load_spec
-from kernelgen.spec.inputs import case_inputs, case_seed, make_inputs
+from kernelgen.spec.inputs import case_inputs, case_seed, drawn_on, make_inputs
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,8 @@ def test_hard_coded_eps_fails_somewhere_on_normal_values(rms: OpSpec) -> None:
 @pytest.mark.parametrize("op", ["softmax", "fused_moe", "decode_attn"])
 def test_bench_inputs_are_drawn_on_the_device(op: str) -> None:
     """A bench shape's inputs are drawn on CUDA (a maker's factories included) and keep the
-    layout and dtypes the CPU draw gives; a correctness case is still drawn on the CPU."""
+    layout and dtypes the CPU draw gives; a case the interpreter runs is still drawn on the CPU,
+    and a GPU-only case on CUDA, in the shapes, dtypes and kind of layout the CPU gives."""
     spec = load_spec(op)
     shape = min(spec.data.bench, key=lambda s: math.prod(s.dims.values()))
     on_gpu = make_inputs(spec, shape, shape.dtype, "normal", 7, "cuda")
@@ -144,8 +145,29 @@ def test_bench_inputs_are_drawn_on_the_device(op: str) -> None:
         else:
             assert g == c
     case = spec.cases[0]
+    assert case.size.interpreter
     a = case_inputs(spec, case, 3, "cuda")
     b = case_inputs(spec, case, 3, "cpu")
     for x, y in zip(a, b, strict=True):
         if isinstance(x, torch.Tensor):
             torch.testing.assert_close(x.cpu(), y, equal_nan=True, rtol=0, atol=0)
+    gpu_only = min(
+        (c for c in spec.cases if not c.size.interpreter), key=lambda c: math.prod(c.dims.values())
+    )
+    on_gpu = case_inputs(spec, gpu_only, 3, "cuda")
+    on_cpu = case_inputs(spec, gpu_only, 3, "cpu")
+    for g, c in zip(on_gpu, on_cpu, strict=True):
+        if isinstance(c, torch.Tensor):
+            # The same kind of layout; its padding and offset are drawn from the generator.
+            assert g.device.type == "cuda" and (g.shape, g.dtype) == (c.shape, c.dtype)
+            assert g.is_contiguous() == c.is_contiguous()
+
+
+def test_a_size_is_drawn_on_the_cpu_where_the_interpreter_runs_it() -> None:
+    spec = load_spec("softmax")
+    cpu_size = next(c.size for c in spec.cases if c.size.interpreter)
+    gpu_size = next(c.size for c in spec.cases if not c.size.interpreter)
+    assert drawn_on(cpu_size, "cuda") == "cpu"  # the same values as a CPU verdict's
+    assert drawn_on(gpu_size, "cuda") == "cuda"
+    assert drawn_on(gpu_size, "cpu") == "cpu"
+    assert drawn_on(spec.data.bench[0], "cuda") == "cuda"

@@ -9,7 +9,8 @@ makes exp() overflow: inf / inf is NaN.
 
 Fixed grid only (draws=0), `--device cpu`: ACCEPTED. With drawn cases: rejected, "incorrect", on
 a drawn `spike` case, named in the reason. On CUDA the fixed grid's 64 `wide` rows of 151936
-columns already hold one whose max lies past its first block's by more than 88 (seed 1: row 27).
+columns may hold one already whose max lies past its first block's by more than 88 (on an H100,
+seed 1, row 27 of `vocab/bfloat16/wide` did).
 """
 
 import torch
