@@ -4,8 +4,9 @@ A correctness case the interpreter runs is drawn on the CPU from a torch.Generat
 so one seed gives the same inputs on every device. A GPU-only case (a size not marked
 `interpreter`) and a benchmark shape are drawn on the device they are for, since no other device
 runs them: torch draws normal values on the CPU in one thread, about 50 M a second, so a GPU-only
-case of 10^9 values took 20 s a variant of a cold verdict on the judge's CPU, where its GPU takes
-milliseconds; on the CPU, the large bench shapes' draws were most of a bench. A GPU's draw of a
+case of 10^9 values would cost a cold verdict 20 s a variant, where the GPU takes milliseconds
+(decode_attn's 40 CUDA cases took 17 s a variant on a 2-core host); on the CPU, the large bench
+shapes' draws were most of a bench. A GPU's draw of a
 seed is the same on GPUs of one SM count (torch's CUDA generator spreads a tensor over a grid
 sized by it): an H100 SXM's and an H200's, 132 each.
 Never zeros: they hide unwritten outputs and run faster than real data. A scalar with a draw
