@@ -195,9 +195,10 @@ class Evaluator:
         return [c for c in self.grid if self.device == "cuda" or c.interpreter]
 
     def drawn_ahead(self) -> list[Case]:
-        """The cases whose truths are drawn before the candidate runs: all but the limit cases,
-        whose GBs are drawn and judged one judge of the host at a time (gpulock.limit_case)."""
-        return [c for c in self.cases() if c.limit is None]
+        """The cases whose truths are drawn before the candidate runs: all but the limit cases
+        and those too large to keep (Truths.oversized), whose GBs are drawn and judged one judge
+        of the host at a time (gpulock.limit_case)."""
+        return [c for c in self.cases() if c.limit is None and not self.truths.oversized(c)]
 
     def compile_for_target(
         self, path: Path, cases: list[Case], phases: Phases

@@ -217,6 +217,13 @@ class Truths:
             return contextlib.nullcontext(0.0)
         return gpulock.shared(what, self.spec.name)
 
+    def oversized(self, case: Case) -> bool:
+        """A case whose truth the budget cannot hold (a KernelBench problem at its own size:
+        17 GB a call, its truth some 70 GB): drawn and judged as a limit case is, when reached,
+        one judge of the host at a time (verdict.judge_limits), and dropped once judged. Several
+        judges drawing theirs at once would run the GPU out of memory."""
+        return self.budget is not None and case.limit is None and self._estimate(case) > self.budget
+
     def _estimate(self, case: Case) -> int:
         try:
             return TRUTH_PER_BYTE * self.spec.cost(dict(case.dims), case.dtype).bytes

@@ -140,7 +140,7 @@ class Judging:
                         CaseResult(name=case.name, status="not_run", note=_why_not(case))
                     )
                     continue
-                if case.limit is not None:
+                if case.limit is not None or ev.truths.oversized(case):
                     at_limits.append(case)
                     continue
                 truth = ev.truths.get(case)
@@ -491,9 +491,10 @@ class Judging:
         ]
 
     def judge_limits(self, cases: list[Case], results: list[CaseResult]) -> bool:
-        """The limit cases, after the others, as the host's only judge holding one
-        (gpulock.limit_case): each drawn when reached, its layout kept for the next
-        candidates' compile-ahead, and the judge trimmed to its budget before the next is drawn.
+        """The limit cases and those too large to keep (Truths.oversized), after the others, as
+        the host's only judge holding one (gpulock.limit_case): each drawn when reached, its
+        layout kept for the next candidates' compile-ahead, and the judge trimmed to its budget
+        before the next is drawn.
         The largest's calls end with one under the profiler, where a fallback taken only at
         that size would show. Returns whether that profiled call was made."""
         ev = self.ev

@@ -9,6 +9,8 @@ import torch
 from kernelgen.spec import load_spec
 from kernelgen.verify.truth import Truths
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def _cases():
     spec = load_spec("softmax")
@@ -89,3 +91,54 @@ def test_a_judged_candidate_leaves_its_judge_within_the_budget(tmp_path: Path, m
         assert ev.verify(tmp_path / "k.py", "", "digest") == "verdict"
         assert held == [1]  # the last case drawn, past the budget, kept for its calls
         assert not ev.truths._cases and not ev.truths._sizes
+
+
+def test_a_case_too_large_to_keep_is_judged_last_and_alone(tmp_path: Path, monkeypatch) -> None:
+    """A case whose truth the budget cannot hold (a KernelBench problem at its own size) is not
+    drawn ahead: it is drawn when reached, after the others, under the host's limit lock, as a
+    limit case is, and dropped once judged. The rest of the verdict is as before."""
+    import contextlib
+
+    from kernelgen import gpulock
+    from kernelgen.verify import verdict as verdict_module
+    from kernelgen.verify import verify_candidate
+    from kernelgen.verify.judge import Evaluator
+
+    spec = load_spec("softmax")
+    by_size: dict[int, object] = {}
+    for c in spec.cases:  # one case each of the three smallest sizes the interpreter runs
+        if c.size.interpreter and c.dtype == "float32" and c.dist == "normal":
+            by_size.setdefault(c.dims["rows"] * c.dims["cols"], c)
+    cases = [by_size[n] for n in sorted(by_size)[:3]]
+    big = cases[-1]
+    order: list[tuple[str, bool]] = []
+    locked = [False]
+
+    @contextlib.contextmanager
+    def limit_case(what: str, op: str | None = None):
+        locked[0] = True
+        try:
+            yield 0.0
+        finally:
+            locked[0] = False
+
+    monkeypatch.setattr(gpulock, "limit_case", limit_case)
+    monkeypatch.setattr(verdict_module.gpulock, "limit_case", limit_case)
+    with Evaluator("softmax", "cpu", seed=3) as ev:
+        ev.grid = cases
+        ev.truths.budget = max(ev.truths._estimate(c) for c in cases[:-1])
+        assert ev.truths._estimate(big) > ev.truths.budget
+        assert [c.name for c in ev.drawn_ahead()] == [c.name for c in cases[:-1]]
+        compute = ev.truths._compute
+
+        def traced(case):  # type: ignore[no-untyped-def]
+            order.append((case.name, locked[0]))
+            return compute(case)
+
+        monkeypatch.setattr(ev.truths, "_compute", traced)
+        v = verify_candidate("softmax", ROOT / "seeds" / "softmax.py", device="cpu", evaluator=ev)
+        assert v.accepted, v.reason
+        assert order[-1] == (big.name, True)  # last, and under the lock
+        assert all(not held for name, held in order[:-1])
+        assert big.name not in ev.truths._cases  # dropped once judged
+        assert {r.name for r in v.cases if r.status == "passed"} == {c.name for c in cases}
