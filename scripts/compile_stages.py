@@ -16,7 +16,6 @@ Triton type in order of the signature, each --const a constexpr's value.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shutil
 import tempfile
@@ -26,6 +25,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from kernelgen.errors import SpecError
+from kernelgen.spec import load_module
 from kernelgen.verify.target import DEFAULT, TARGETS
 
 
@@ -40,11 +41,10 @@ def _pairs(items: list[str], what: str) -> dict[str, str]:
 
 
 def _kernel(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"{path}: not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    try:
+        module = load_module(path, path.stem)
+    except SpecError as e:
+        raise SystemExit(str(e)) from None
     kernel = getattr(module, name, None)
     if kernel is None:
         raise SystemExit(f"{path}: no {name!r} in it")
