@@ -161,7 +161,7 @@ def recheck(
                 continue
             if failure is None:
                 for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
-                    failure, _ = checks.values(o, r.double(), loose)
+                    failure, _ = checks.values(o, r, loose)
                     if failure:
                         break
             if failure is not None:

@@ -19,13 +19,14 @@ own fp32 answer is no yardstick.
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import get_args
 
 import torch
 
 from kernelgen.spec import Dist, OpSpec, Placement, Size
 from kernelgen.spec.inputs import case_seed
 from kernelgen.verify import checks
+from kernelgen.verify.tensors import upcast
 
 FAMILIES: tuple[str, ...] = get_args(Dist)
 # The numbers of each layout probed (a drawn case draws its own).
@@ -35,12 +36,6 @@ PLACED = {
     "offset": Placement(kind="offset", offset=7),
     "leading": Placement(kind="leading", pad=3, start=1),
 }
-
-
-def _upcast(args: list[Any]) -> list[Any]:
-    return [
-        a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
-    ]
 
 
 # Draws per size and family, as the judge draws two input sets per case.
@@ -66,7 +61,7 @@ def _judged(spec: OpSpec, size: Size, dtype: str, dist: str, seed: int) -> str |
         args = spec.make_inputs(size, dtype, dist, gen)
         with torch.no_grad():
             native = spec.reference(*args)  # as laid out: the forward writes no input (probe.py)
-            truth = spec.reference(*_upcast(args))
+            truth = spec.reference(*upcast(args))
     except Exception as e:  # the problem's own forward: a value it is not defined on
         return f"the forward raises {type(e).__name__}"
     tol = spec.tolerance(dtype, size.dims)

@@ -7,7 +7,7 @@ at a failure; `classify` names the category of what the candidate's call raised.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,10 +63,6 @@ def leaves(out: Any) -> list[Any]:
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def _where(index: torch.Tensor) -> str:
-    return "[" + ", ".join(str(int(i)) for i in index) + "]"
-
-
 def structure(out: Any, expected: Any) -> Failure | None:
     """Exact type, dtype, shape and device, leaf by leaf."""
     got, want = leaves(out), leaves(expected)
@@ -91,15 +87,53 @@ def structure(out: Any, expected: Any) -> Failure | None:
     return None
 
 
+# The checks read a block of entries at a time. An output at a KernelBench problem's own size
+# has a billion entries, and float64 temporaries of the whole (8 GB each, several a check) ran
+# the judge out of GPU memory beside its inputs and truth
+# (evaluations/logs/h100-20261206-suite-shipped-kernelbench-oom: kb1_89 cumsum).
+BLOCK = 1 << 24  # entries: each float64 temporary of a block is 128 MiB
+
+
+def _blocks(*tensors: torch.Tensor) -> Iterator[tuple[int, list[torch.Tensor]]]:
+    """Same-shaped tensors in aligned pieces of their entries in C order, each with the flat
+    index of its first entry. A view where the layout allows one, else a copy in the tensor's
+    own dtype (a strided output); the float64 temporaries are then the checks' own, a block's."""
+    shapes = {tuple(t.shape) for t in tensors}
+    if len(shapes) > 1:  # the judge checks structure first: this is the judge's own bug
+        raise ValueError(f"entries of differently shaped tensors compared: {sorted(shapes)}")
+    flat = [t.reshape(-1) for t in tensors]
+    n = flat[0].numel()
+    for start in range(0, n, BLOCK):
+        yield start, [f[start : start + BLOCK] for f in flat]
+
+
+def _unravel(flat: int, shape: torch.Size) -> list[int]:
+    index = []
+    for size in reversed(shape):
+        flat, i = divmod(flat, size)
+        index.append(i)
+    return index[::-1]
+
+
+def _where(index: list[int]) -> str:
+    return "[" + ", ".join(str(i) for i in index) + "]"
+
+
 def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     """mean |out - ref| / mean |ref| over the entries where the reference is finite."""
-    finite = torch.isfinite(ref)
-    if not bool(finite.any()):
+    diff_sum = ref_sum = finite_n = 0.0
+    for _, (o, r) in _blocks(out, ref):
+        o, r = o.double(), r.double()
+        finite = torch.isfinite(r)
+        diff = torch.where(finite, (o - r).abs(), torch.zeros_like(r))
+        diff = torch.nan_to_num(diff, nan=float("inf"), posinf=float("inf"))
+        sums = torch.stack(
+            [diff.sum(), torch.where(finite, r.abs(), torch.zeros_like(r)).sum(), finite.sum()]
+        ).tolist()
+        diff_sum, ref_sum, finite_n = diff_sum + sums[0], ref_sum + sums[1], finite_n + sums[2]
+    if not finite_n:
         return 0.0
-    o, r = out.double()[finite], ref[finite]
-    diff = (o - r).abs()
-    diff = torch.where(torch.isfinite(diff), diff, torch.full_like(diff, float("inf")))
-    return float(diff.sum() / r.abs().sum().clamp_min(1e-300))
+    return diff_sum / max(ref_sum, 1e-300)
 
 
 def stretch(native: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
@@ -112,13 +146,13 @@ def stretch(native: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
     sequential fp32 chain does on the CPU (1.48%), while the CPU torch it was fitted on stays
     within. A judge that would reject torch's own answer on its device is miscalibrated there;
     where torch's answer passes, nothing changes."""
-    if ref.numel() == 0:
-        return 1.0
-    r = ref.double()
-    n = native.double()
-    ok = torch.isfinite(r) & torch.isfinite(n)
-    excess = torch.where(ok, (n - r).abs() / (tol.atol + tol.rtol * r.abs()), torch.zeros_like(r))
-    return max(1.0, float(excess.max()))
+    most = 1.0
+    for _, (n, r) in _blocks(native, ref):
+        r, n = r.double(), n.double()
+        ok = torch.isfinite(r) & torch.isfinite(n)
+        excess = torch.where(ok, (n - r).abs() / (tol.atol + tol.rtol * r.abs()), 0.0)
+        most = max(most, float(excess.max()))
+    return most
 
 
 def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failure | None, float]:
@@ -128,74 +162,107 @@ def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failur
     return fail, max_err
 
 
+def _tally_block(o: torch.Tensor, r: torch.Tensor, tol: Tolerance) -> tuple[torch.Tensor, ...]:
+    o, r = o.double(), r.double()
+    o_nan, r_nan, r_inf = torch.isnan(o), torch.isnan(r), torch.isinf(r)
+    finite = ~(r_nan | r_inf)
+    err = torch.where(finite, (o - r).abs(), torch.zeros_like(o))
+    err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
+    allowed = tol.atol + tol.rtol * r.abs()
+    over = finite & (err > allowed)
+    return o_nan, r_nan, r_inf, o, r, finite, err, allowed, over
+
+
 def measure(
     out: torch.Tensor, ref: torch.Tensor, tol: Tolerance
 ) -> tuple[Failure | None, float, float]:
     """`values` and `rel_err` in one pass, with one wait for the device: the judge checks every
     call of every case, and each read of a result back to the host is a round trip on a GPU
     that the candidate's process is using too. The reason for a failure is worked out only when
-    there is one."""
+    there is one, in a second pass over the blocks that finds its entry."""
     if ref.numel() == 0:
         return None, 0.0, 0.0
-    o = out.double()
-    o_nan, r_nan, r_inf = torch.isnan(o), torch.isnan(ref), torch.isinf(ref)
-    finite = ~(r_nan | r_inf)
-    err = torch.where(finite, (o - ref).abs(), torch.zeros_like(o))
-    err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
-    allowed = tol.atol + tol.rtol * ref.abs()
-    over = finite & (err > allowed)
-    scale = torch.where(finite, ref.abs(), torch.zeros_like(o)).sum().clamp_min(1e-300)
-    nan_off, inf_off, n_over, max_err, rel, n_finite = torch.stack(
-        [
-            (o_nan != r_nan).sum().double(),
-            (r_inf & (o != ref)).sum().double(),
-            over.sum().double(),
-            err.max(),
-            err.sum() / scale,
-            finite.sum().double(),
-        ]
-    ).tolist()
-    rel = rel if n_finite else 0.0
-    if nan_off:
-        bad = (o_nan != r_nan).nonzero()[0]
-        what = "NaN" if bool(o_nan[tuple(bad)]) else f"{float(o[tuple(bad)]):.6g}"
-        # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
-        hint = " (output never written there?)" if bool(o_nan[tuple(bad)]) else ""
-        return (
-            Failure(
-                "incorrect",
-                f"{what} at {_where(bad)} where the reference is "
-                f"{float(ref[tuple(bad)]):.6g}; {int(nan_off)} such entries{hint}",
-            ),
-            0.0,
-            rel,
-        )
-    if inf_off:
-        bad = (r_inf & (o != ref)).nonzero()[0]
-        return (
-            Failure(
-                "incorrect",
-                f"{float(o[tuple(bad)]):.6g} at {_where(bad)} where the "
-                f"reference is {float(ref[tuple(bad)])}",
-            ),
-            0.0,
-            rel,
-        )
-    if n_over:
+    sums: list[torch.Tensor] = []
+    for _, (ob, rb) in _blocks(out, ref):
+        o_nan, r_nan, r_inf, o, r, finite, err, allowed, over = _tally_block(ob, rb, tol)
         excess = torch.where(over, err / allowed, torch.zeros_like(err))
-        worst = (excess == excess.max()).nonzero()[0]
-        w = tuple(worst)
-        return (
-            Failure(
-                "incorrect",
-                f"{float(o[w]):.6g} at {_where(worst)}, reference {float(ref[w]):.6g} "
-                f"(|err| {float(err[w]):.3g} > atol {tol.atol:.2g} + rtol {tol.rtol:.2g}*|ref|); "
-                f"{int(n_over)} of {ref.numel()} entries off",
-            ),
-            max_err,
-            rel,
+        sums.append(
+            torch.stack(
+                [
+                    (o_nan != r_nan).sum().double(),
+                    (r_inf & (o != r)).sum().double(),
+                    over.sum().double(),
+                    err.max(),
+                    err.sum(),
+                    torch.where(finite, r.abs(), torch.zeros_like(o)).sum(),
+                    finite.sum().double(),
+                    excess.max(),
+                ]
+            )
         )
+    per_block = torch.stack(sums).tolist()
+    nan_off, inf_off, n_over = (sum(b[i] for b in per_block) for i in range(3))
+    max_err = max(b[3] for b in per_block)
+    err_sum, scale, n_finite = (sum(b[i] for b in per_block) for i in (4, 5, 6))
+    rel = err_sum / max(scale, 1e-300) if n_finite else 0.0
+    if nan_off:
+        return _first_nan(out, ref, tol, int(nan_off)), 0.0, rel
+    if inf_off:
+        return _first_inf(out, ref, tol), 0.0, rel
+    if n_over:
+        worst = max(b[7] for b in per_block)
+        block = next(i for i, b in enumerate(per_block) if b[7] == worst)
+        return _worst_over(out, ref, tol, block * BLOCK, worst, int(n_over)), max_err, rel
     return None, max_err, rel
+
+
+def _first_nan(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, count: int) -> Failure:
+    for start, (ob, rb) in _blocks(out, ref):
+        o_nan, r_nan, *_ = _tally_block(ob, rb, tol)
+        bad = (o_nan != r_nan).nonzero()
+        if bad.numel():
+            i = int(bad[0, 0])
+            index = _where(_unravel(start + i, ref.shape))
+            unwritten = bool(o_nan[i])
+            what = "NaN" if unwritten else f"{float(ob[i]):.6g}"
+            # A NaN where the reference is finite is what an unwritten (NaN-poisoned) output gives.
+            hint = " (output never written there?)" if unwritten else ""
+            return Failure(
+                "incorrect",
+                f"{what} at {index} where the reference is {float(rb[i]):.6g}; "
+                f"{count} such entries{hint}",
+            )
+    raise AssertionError("a NaN mismatch counted but not found")
+
+
+def _first_inf(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> Failure:
+    for start, (ob, rb) in _blocks(out, ref):
+        _, _, r_inf, o, r, *_ = _tally_block(ob, rb, tol)
+        bad = (r_inf & (o != r)).nonzero()
+        if bad.numel():
+            i = int(bad[0, 0])
+            return Failure(
+                "incorrect",
+                f"{float(o[i]):.6g} at {_where(_unravel(start + i, ref.shape))} where the "
+                f"reference is {float(r[i])}",
+            )
+    raise AssertionError("an Inf mismatch counted but not found")
+
+
+def _worst_over(
+    out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, start: int, worst: float, count: int
+) -> Failure:
+    """The entry furthest past its tolerance (the first such in C order), in its block."""
+    ob, rb = out.reshape(-1)[start : start + BLOCK], ref.reshape(-1)[start : start + BLOCK]
+    _, _, _, o, r, _, err, allowed, over = _tally_block(ob, rb, tol)
+    excess = torch.where(over, err / allowed, torch.zeros_like(err))
+    i = int((excess == worst).nonzero()[0, 0])
+    return Failure(
+        "incorrect",
+        f"{float(o[i]):.6g} at {_where(_unravel(start + i, ref.shape))}, reference "
+        f"{float(r[i]):.6g} (|err| {float(err[i]):.3g} > atol {tol.atol:.2g} + rtol "
+        f"{tol.rtol:.2g}*|ref|); {count} of {ref.numel()} entries off",
+    )
 
 
 def error_pairs(
@@ -215,7 +282,7 @@ def error_pairs(
 
 
 def pair_errors(pairs: list[tuple[torch.Tensor, torch.Tensor]]) -> list[float]:
-    return [rel_err(v, t.double()) for v, t in pairs]
+    return [rel_err(v, t) for v, t in pairs]
 
 
 def precision(

@@ -42,7 +42,7 @@ from kernelgen.spec import resolve_dim as _resolve
 from kernelgen.spec.inputs import case_seed, make_inputs
 from kernelgen.spec.limits import ELEMENTS, ROWS
 from kernelgen.verify.protocol import TensorMeta
-from kernelgen.verify.tensors import meta
+from kernelgen.verify.tensors import copies, meta, upcast
 
 # Rows drawn at random besides the boundary ones: with the boundaries they are 64-256 in all
 # (a kernel wrong on a band of rows shows on the ones around it; one wrong on scattered rows,
@@ -277,14 +277,14 @@ def _truth(spec: OpSpec, case: Case, seed: int, device: str) -> tuple[list[Any],
     rows = torch.tensor(sample_rows(total, widths, rng), dtype=torch.long, device=device)
     sampled = Sampled(rows=rows, total=total, args=gather(args, rows), gather=gather)
     with torch.no_grad():
-        ref = spec.reference(*_upcast(sampled.args))
+        ref = spec.reference(*upcast(sampled.args))
         # torch's own answer, the error ratio's yardstick, on the whole input and then taken at
         # the rows: on the rows alone a GEMM is another problem, for which cuBLAS picks another
         # algorithm. On the H200 router_gemm's torch error was 2.4e-7 on 138 gathered rows of
         # 299600, 7.3e-7 on 4096 whole ones. A reference that gathers its own rows computes
         # each alone: its answer on them is its answer at them (limit_rows' contract).
         if _own_gather(spec) is not None:
-            native = spec.reference(*_copies(sampled.args))
+            native = spec.reference(*copies(sampled.args))
         else:
             native = _native(spec, args, at, sampled)
     if device == "cuda":
@@ -307,7 +307,7 @@ def _native(spec: OpSpec, args: list[Any], at: list[int], sampled: Sampled) -> A
         if mine.numel() == 0:
             continue
         block = [a[start : start + per] if i in at else a for i, a in enumerate(args)]
-        out = spec.reference(*_copies(block))
+        out = spec.reference(*copies(block))
         if isinstance(out, (tuple, list)):
             parts.append(tuple(leaf.index_select(0, mine) for leaf in out))
         else:
@@ -320,13 +320,3 @@ def _native(spec: OpSpec, args: list[Any], at: list[int], sampled: Sampled) -> A
 
 def _gather(args: list[Any], at: list[int], rows: torch.Tensor) -> list[Any]:
     return [a.index_select(0, rows) if i in at else a for i, a in enumerate(args)]
-
-
-def _copies(args: list[Any]) -> list[Any]:
-    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-
-
-def _upcast(args: list[Any]) -> list[Any]:
-    return [
-        a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
-    ]

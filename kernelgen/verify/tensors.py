@@ -1,4 +1,5 @@
-"""Facts about a tensor's memory that both sides of verification compute the same way."""
+"""Facts about a tensor's memory that both sides of verification compute the same way, and the
+copies the judge runs a reference on."""
 
 from __future__ import annotations
 
@@ -187,3 +188,20 @@ def meta(args: list[Any]) -> list[TensorMeta | float | int | bool]:
         else:
             out.append(a)
     return out
+
+
+def upcast(args: list[Any]) -> list[Any]:
+    """Float64 copies of the floating-point tensors, copies of the others: never an argument
+    itself (a float64 input's .double() is), which a reference that writes its inputs would
+    change under the candidate."""
+    return [
+        a.to(torch.float64, copy=True) if isinstance(a, torch.Tensor) and a.is_floating_point()
+        else a.clone() if isinstance(a, torch.Tensor)
+        else a
+        for a in args
+    ]  # fmt: skip
+
+
+def copies(args: list[Any]) -> list[Any]:
+    """The arguments as they are, in fresh memory: what a reference may write."""
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]

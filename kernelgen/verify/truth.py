@@ -28,7 +28,7 @@ from kernelgen.spec import Case, OpSpec
 from kernelgen.spec.inputs import case_inputs, case_seed, drawn_on
 from kernelgen.verify import limits
 from kernelgen.verify.protocol import Shared, TensorMeta
-from kernelgen.verify.tensors import lend, meta, storage_digest, whole
+from kernelgen.verify.tensors import copies, lend, meta, storage_digest, upcast, whole
 
 VARIANTS = ("a", "b")
 # Intra-op threads per torch op while the truth is drawn. The draw runs several cases at once,
@@ -86,12 +86,6 @@ def _intra_op(n: int) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
-
-
-def _upcast(args: list[Any]) -> list[Any]:
-    return [
-        a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args
-    ]
 
 
 # On a GPU the truths kept between candidates stay within this share of its memory, the rest
@@ -220,8 +214,9 @@ class Truths:
     def oversized(self, case: Case) -> bool:
         """A case whose truth the budget cannot hold (a KernelBench problem at its own size:
         17 GB a call, its truth some 70 GB): drawn and judged as a limit case is, when reached,
-        one judge of the host at a time (verdict.judge_limits), and dropped once judged. Several
-        judges drawing theirs at once would run the GPU out of memory."""
+        one judge of the host at a time (verdict.judge_limits), with one input set, and trimmed
+        to the budget once judged. Several judges drawing theirs at once would run the GPU out
+        of memory."""
         return self.budget is not None and case.limit is None and self._estimate(case) > self.budget
 
     def _estimate(self, case: Case) -> int:
@@ -274,7 +269,10 @@ class Truths:
         # moved with its strides and storage offsets as they are; a GPU-only one on the judge's
         # GPU (kernelgen/spec/inputs.py says why).
         where = drawn_on(case.size, self.device)
-        for variant in VARIANTS:
+        # A case too large to keep has one input set, as a limit case has (verdict.py says
+        # what its calls leave out): relu's own size held 51 GB with two.
+        variants = ("a",) if self.oversized(case) else VARIANTS
+        for variant in variants:
             seed = case_seed(self.seed, f"{case.name}/{variant}")
             if where == "cpu":
                 args = case_inputs(self.spec, case, seed, "cpu")
@@ -295,11 +293,11 @@ class Truths:
             if self.device == "cpu":  # the runner loads them from the file (no IPC on the CPU)
                 _ = inputs.file
             # The reference runs on copies: whatever it does to its arguments, the inputs the
-            # candidate gets (and their digests) are the ones drawn.
-            copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in on_device]
+            # candidate gets (and their digests) are the ones drawn. One set of copies at a
+            # time: the float64 ones are freed before torch's own answer takes its copies.
             with torch.no_grad():
-                inputs.ref = self.spec.reference(*_upcast(copies))
-                inputs.native = self.spec.reference(*copies)
+                inputs.ref = self.spec.reference(*upcast(on_device))
+                inputs.native = self.spec.reference(*copies(on_device))
             truth.variants[variant] = inputs
             if variant == "a":
                 truth.layout = meta(args)

@@ -407,7 +407,7 @@ class Judging:
         seen: dict[str, Any] = {}
         base, alone = sweep.case_pins(self.spaces, self.device, self.cases_planned)
         self.cases_planned += 1
-        if case.limit is not None:
+        if case.limit is not None or self.ev.truths.oversized(case):  # one input set
             return self.limit_steps(case, truth, results, base, alone)
 
         def first(reply: Reply, out: Any, result: CaseResult) -> None:
@@ -474,14 +474,15 @@ class Judging:
         base: dict[str, int],
         alone: list[dict[str, int]],
     ) -> list[_Step]:
-        """A limit case's calls: what only its size shows, each a full check on its sampled
-        rows. One call under the guard into poisoned memory: offsets that wrap past 2^31 read
-        or write other rows, and a grid that cannot launch fails (the guard also sees a
-        fallback to torch taken only at this size). Then each other config of each autotuned
-        kernel alone, since a config's block sizes set its grid and its offsets; each is a
-        ~ms kernel on the GPU. Not run: B (caching and shared outputs show on every other case,
-        and a second input set would double the GBs the judge holds), and the calls into random
-        fills and without the guard (what they look for does not depend on size)."""
+        """A limit case's calls, and a case's too large to keep (Truths.oversized): what only
+        its size shows, each a full check (on a limit case's sampled rows). One call under the
+        guard into poisoned memory: offsets that wrap past 2^31 read or write other rows, and a
+        grid that cannot launch fails (the guard also sees a fallback to torch taken only at
+        this size). Then each other config of each autotuned kernel alone, since a config's
+        block sizes set its grid and its offsets; each is a ~ms kernel on the GPU. Not run: B
+        (caching and shared outputs show on every other case, and a second input set would
+        double the GBs the judge holds), and the calls into random fills and without the guard
+        (what they look for does not depend on size)."""
 
         def done(reply: Reply, out: Any, result: CaseResult) -> None:
             results.append(result.model_copy(update={"seconds": round(reply.seconds, 4)}))

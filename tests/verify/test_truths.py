@@ -95,8 +95,9 @@ def test_a_judged_candidate_leaves_its_judge_within_the_budget(tmp_path: Path, m
 
 def test_a_case_too_large_to_keep_is_judged_last_and_alone(tmp_path: Path, monkeypatch) -> None:
     """A case whose truth the budget cannot hold (a KernelBench problem at its own size) is not
-    drawn ahead: it is drawn when reached, after the others, under the host's limit lock, as a
-    limit case is, and dropped once judged. The rest of the verdict is as before."""
+    drawn ahead: it is drawn when reached, after the others, under the host's limit lock, with
+    one input set, as a limit case is, and trimmed to the budget once judged. The rest of the
+    verdict is as before."""
     import contextlib
 
     from kernelgen import gpulock
@@ -112,6 +113,7 @@ def test_a_case_too_large_to_keep_is_judged_last_and_alone(tmp_path: Path, monke
     cases = [by_size[n] for n in sorted(by_size)[:3]]
     big = cases[-1]
     order: list[tuple[str, bool]] = []
+    sets: dict[str, set[str]] = {}
     locked = [False]
 
     @contextlib.contextmanager
@@ -133,12 +135,15 @@ def test_a_case_too_large_to_keep_is_judged_last_and_alone(tmp_path: Path, monke
 
         def traced(case):  # type: ignore[no-untyped-def]
             order.append((case.name, locked[0]))
-            return compute(case)
+            truth = compute(case)
+            sets[case.name] = set(truth.variants)
+            return truth
 
         monkeypatch.setattr(ev.truths, "_compute", traced)
         v = verify_candidate("softmax", ROOT / "seeds" / "softmax.py", device="cpu", evaluator=ev)
         assert v.accepted, v.reason
         assert order[-1] == (big.name, True)  # last, and under the lock
+        assert sets.pop(big.name) == {"a"} and all(v == {"a", "b"} for v in sets.values())
         assert all(not held for name, held in order[:-1])
-        assert big.name not in ev.truths._cases  # dropped once judged
+        assert sum(ev.truths._sizes.values()) <= ev.truths.budget  # trimmed once judged
         assert {r.name for r in v.cases if r.status == "passed"} == {c.name for c in cases}
