@@ -155,6 +155,23 @@ def stretch(native: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
     return most
 
 
+def allclose_diff(
+    a: torch.Tensor, b: torch.Tensor, atol: float, rtol: float
+) -> tuple[bool, float, float]:
+    """torch.allclose(a, b, rtol, atol), and the largest and the mean |a - b| in float64 (NaN
+    where an entry's is), as KernelBench's eval takes them: a block at a time. Raises what
+    torch.allclose raises (two dtypes)."""
+    close, worst, total = True, [], 0.0
+    for _, (x, y) in _blocks(a, b):
+        close &= bool(torch.allclose(x, y, atol=atol, rtol=rtol))
+        diff = (x.double() - y.double()).abs()
+        worst.append(diff.max())
+        total += float(diff.sum())
+    if not worst:
+        return close, 0.0, 0.0
+    return close, float(torch.stack(worst).max()), total / a.numel()
+
+
 def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failure | None, float]:
     """NaN and Inf exactly where the reference has them; elsewhere |out-ref| <= atol + rtol|ref|.
     Returns the failure (or None) and the max abs error over finite entries."""

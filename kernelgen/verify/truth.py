@@ -101,6 +101,14 @@ RESIDENT_SHARE = 0.35
 TRUTH_PER_BYTE = 8
 
 
+def estimate(spec: OpSpec, dims: dict[str, int], dtype: str) -> int:
+    """A case's truth in bytes, before it is drawn: TRUTH_PER_BYTE of what its call moves."""
+    try:
+        return TRUTH_PER_BYTE * spec.cost(dims, dtype).bytes
+    except Exception:  # noqa: BLE001 - a cost model that cannot say: measured once kept
+        return 0
+
+
 def _nbytes(truth: CaseTruth) -> int:
     total = 0
     for inputs in truth.variants.values():
@@ -123,7 +131,7 @@ def _file_stem(case_name: str) -> str:
     return f"{stem[:120]}-{hashlib.sha256(stem.encode()).hexdigest()[:16]}"
 
 
-def _device_budget(device: str) -> int | None:
+def device_budget(device: str) -> int | None:
     """RESIDENT_SHARE of the GPU's memory, or KERNELGEN_TRUTH_SHARE's share where several judges
     share one GPU (scripts/gpu/verifier.sh's suite shards)."""
     if not device.startswith("cuda") or not torch.cuda.is_available():
@@ -143,7 +151,7 @@ class Truths:
         self._cases: OrderedDict[str, CaseTruth] = OrderedDict()
         self._sizes: dict[str, int] = {}
         self._lock = threading.Lock()
-        self.budget = _device_budget(device)
+        self.budget = device_budget(device)
         self.dropped = 0  # truths dropped to stay within the budget
 
     def prepare(
@@ -220,10 +228,7 @@ class Truths:
         return self.budget is not None and case.limit is None and self._estimate(case) > self.budget
 
     def _estimate(self, case: Case) -> int:
-        try:
-            return TRUTH_PER_BYTE * self.spec.cost(dict(case.dims), case.dtype).bytes
-        except Exception:  # noqa: BLE001 - a cost model that cannot say: measured once kept
-            return 0
+        return estimate(self.spec, dict(case.dims), case.dtype)
 
     def _keep(self, case: Case, truth: CaseTruth) -> None:
         with self._lock:

@@ -98,3 +98,20 @@ def test_a_missing_candidate_or_device_is_a_usage_error(tiny: Path) -> None:
         check_candidate(OP, "r1", "missing", "cpu")
     with pytest.raises(UsageError, match="expected cpu or cuda"):
         check_candidate(OP, "r1", "good", "tpu")
+
+
+def test_trials_at_a_size_no_judge_could_keep_hold_the_hosts_limit_lock(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On CUDA, a problem whose truth at its own size is past a judge's share of the GPU has its
+    trials as one judge of the host at a time (gpulock.limit_case); one within it does not."""
+    from kernelgen.kernelbench import kbworker
+    from kernelgen.kernelbench.results import KbRequest
+    from kernelgen.verify import truth
+
+    req = KbRequest(op=OP, root=str(tiny), candidate="unused.py", device="cuda")
+    assert not kbworker._large(req.model_copy(update={"device": "cpu"}))  # no budget: no GPU
+    monkeypatch.setattr(truth, "device_budget", lambda device: 1 << 40)
+    assert not kbworker._large(req)
+    monkeypatch.setattr(truth, "device_budget", lambda device: 1 << 10)  # 8 x 100 fp32 is past
+    assert kbworker._large(req)

@@ -96,3 +96,17 @@ def test_no_finite_reference_has_no_error() -> None:
 def test_differently_shaped_tensors_are_the_judges_bug() -> None:
     with pytest.raises(ValueError, match="differently shaped"):
         checks.measure(torch.zeros(4, 3), torch.zeros(3, 4, dtype=torch.float64), TOL)
+
+
+def test_kernelbench_s_allclose_and_differences_are_the_same_in_blocks() -> None:
+    out, ref = _pair((5, 6, 4))
+    out[2, 3, 1] += 0.05
+    whole = (ref - out.double()).abs()
+    for atol in (1e-2, 1e-1):
+        want = torch.allclose(ref, out.double(), atol=atol, rtol=atol)
+        (c1, m1, e1), (c2, m2, e2) = _both(checks.allclose_diff, ref, out.double(), atol, atol)
+        assert c1 == c2 == want
+        assert m1 == m2 == float(whole.max()) and _same(e1, float(whole.mean())) and _same(e1, e2)
+    out[0, 0, 0] = float("nan")
+    close, most, _ = checks.allclose_diff(ref, out.double(), 1.0, 1.0)
+    assert not close and most != most  # NaN: not close, and the largest difference is NaN
