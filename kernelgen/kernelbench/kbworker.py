@@ -141,6 +141,9 @@ def run_check(req: KbRequest) -> KbTrials:
             break
         trial = _trial(seed, ref, out, req.tolerance)
         trials.append(trial)
+        # Freed before the next trial draws its own: at level 1's largest sizes each set is
+        # tens of GB, and two alive at once would double the trials' peak.
+        del inputs, ref, out
         if trial.error is not None:
             break
     return KbTrials(dtype=problem.dtype_name, trials=trials, environment=env)
