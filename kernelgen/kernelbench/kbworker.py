@@ -263,9 +263,8 @@ def check_main(request: str) -> str:
 
 def _large(req: KbRequest) -> bool:
     spec = load_spec(req.op)
-    budget = truth.device_budget(req.device)
-    own = spec.data.sizes[0]
-    return budget is not None and truth.estimate(spec, own.dims, spec.data.dtypes[0]) > budget
+    own, dtype = spec.data.sizes[0], spec.data.dtypes[0]
+    return truth.too_large(spec, own.dims, dtype, truth.device_budget(req.device))
 
 
 def time_main(request: str) -> str:

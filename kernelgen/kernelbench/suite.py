@@ -246,12 +246,12 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
 
 
 def _interleave(todo: list[SuiteProblem]) -> list[SuiteProblem]:
-    """The problems, largest and smallest in turn, by the bytes a call at their own size moves:
+    """The problems, largest and smallest in turn, by their truth's bytes at their own size:
     a case past a job's share of GPU memory is judged one job of the host at a time (Truths.
     oversized), and at 4 jobs on the H200 that is about half the problems with candidates
     (level 1's norms and pools move 15-17 GB a call). In level order they come together, and
     the other jobs would wait on each one's turn instead of judging the small ones between."""
-    sizes = {p.key: _own_bytes(p.op) for p in todo}
+    sizes = {p.key: _truth_bytes(p.op) for p in todo}
     ranked = sorted(todo, key=lambda p: sizes[p.key], reverse=True)
     order = []
     while ranked:
@@ -261,9 +261,10 @@ def _interleave(todo: list[SuiteProblem]) -> list[SuiteProblem]:
     return order
 
 
-def _own_bytes(op: str) -> int:
-    """A call at the problem's own size, as the judge weighs its truth; 0 where the problem is
-    not imported yet or its spec does not load (the suite says why when it reaches it)."""
+def _truth_bytes(op: str) -> int:
+    """The truth of a call at the problem's own size, as the judge estimates it; 0 where the
+    problem is not imported yet or its spec does not load (the suite says why when it reaches
+    it)."""
     from kernelgen.verify.truth import estimate  # torch: not at the CLI's import
 
     try:

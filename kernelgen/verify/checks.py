@@ -201,8 +201,7 @@ def measure(
         return None, 0.0, 0.0
     sums: list[torch.Tensor] = []
     for _, (ob, rb) in _blocks(out, ref):
-        o_nan, r_nan, r_inf, o, r, finite, err, allowed, over = _tally_block(ob, rb, tol)
-        excess = torch.where(over, err / allowed, torch.zeros_like(err))
+        o_nan, r_nan, r_inf, o, r, finite, err, _, over = _tally_block(ob, rb, tol)
         sums.append(
             torch.stack(
                 [
@@ -213,7 +212,6 @@ def measure(
                     err.sum(),
                     torch.where(finite, r.abs(), torch.zeros_like(o)).sum(),
                     finite.sum().double(),
-                    excess.max(),
                 ]
             )
         )
@@ -227,9 +225,7 @@ def measure(
     if inf_off:
         return _first_inf(out, ref, tol), 0.0, rel
     if n_over:
-        worst = max(b[7] for b in per_block)
-        block = next(i for i, b in enumerate(per_block) if b[7] == worst)
-        return _worst_over(out, ref, tol, block * BLOCK, worst, int(n_over)), max_err, rel
+        return _worst_over(out, ref, tol, int(n_over)), max_err, rel
     return None, max_err, rel
 
 
@@ -266,14 +262,20 @@ def _first_inf(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> Failure:
     raise AssertionError("an Inf mismatch counted but not found")
 
 
-def _worst_over(
-    out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, start: int, worst: float, count: int
-) -> Failure:
-    """The entry furthest past its tolerance (the first such in C order), in its block."""
+def _excess(o: torch.Tensor, r: torch.Tensor, tol: Tolerance) -> tuple[torch.Tensor, ...]:
+    """How many times its tolerance each entry is off, where it is over it (else 0)."""
+    _, _, _, o, r, _, err, allowed, over = _tally_block(o, r, tol)
+    return torch.where(over, err / allowed, torch.zeros_like(err)), o, r, err
+
+
+def _worst_over(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, count: int) -> Failure:
+    """The entry furthest past its tolerance (the first such in C order): each block's worst in
+    one pass, then the entry in the block that holds the largest."""
+    worst = torch.stack([_excess(o, r, tol)[0].max() for _, (o, r) in _blocks(out, ref)]).tolist()
+    start = worst.index(max(worst)) * BLOCK
     ob, rb = out.reshape(-1)[start : start + BLOCK], ref.reshape(-1)[start : start + BLOCK]
-    _, _, _, o, r, _, err, allowed, over = _tally_block(ob, rb, tol)
-    excess = torch.where(over, err / allowed, torch.zeros_like(err))
-    i = int((excess == worst).nonzero()[0, 0])
+    excess, o, r, err = _excess(ob, rb, tol)
+    i = int((excess == excess.max()).nonzero()[0, 0])
     return Failure(
         "incorrect",
         f"{float(o[i]):.6g} at {_where(_unravel(start + i, ref.shape))}, reference "

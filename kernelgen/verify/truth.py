@@ -109,6 +109,11 @@ def estimate(spec: OpSpec, dims: dict[str, int], dtype: str) -> int:
         return 0
 
 
+def too_large(spec: OpSpec, dims: dict[str, int], dtype: str, budget: int | None) -> bool:
+    """Whether a case's truth is past a judge's budget (none on the CPU: never)."""
+    return budget is not None and estimate(spec, dims, dtype) > budget
+
+
 def _nbytes(truth: CaseTruth) -> int:
     total = 0
     for inputs in truth.variants.values():
@@ -225,7 +230,7 @@ class Truths:
         one judge of the host at a time (verdict.judge_limits), with one input set, and trimmed
         to the budget once judged. Several judges drawing theirs at once would run the GPU out
         of memory."""
-        return self.budget is not None and case.limit is None and self._estimate(case) > self.budget
+        return case.limit is None and too_large(self.spec, dict(case.dims), case.dtype, self.budget)
 
     def _estimate(self, case: Case) -> int:
         return estimate(self.spec, dict(case.dims), case.dtype)

@@ -175,7 +175,7 @@ def test_jobs_take_the_largest_and_the_smallest_problems_in_turn(
     from kernelgen.kernelbench.results import SuiteProblem
 
     sizes = {f"kb1_{n}_x": b for n, b in [(1, 5), (2, 90), (3, 0), (4, 70), (5, 10), (6, 80)]}
-    monkeypatch.setattr(suite, "_own_bytes", lambda op: sizes[op])
+    monkeypatch.setattr(suite, "_truth_bytes", lambda op: sizes[op])
     todo = [SuiteProblem(level=1, problem=n, title="x", op=f"kb1_{n}_x") for n in range(1, 7)]
     order = [p.problem for p in suite._interleave(todo)]
     assert order == [2, 3, 6, 1, 4, 5]
@@ -185,10 +185,10 @@ def test_jobs_take_the_largest_and_the_smallest_problems_in_turn(
 def test_a_problem_not_imported_yet_weighs_nothing(kb_project: Path) -> None:
     from kernelgen.kernelbench import import_paths, suite
 
-    assert suite._own_bytes(SOFTMAX) == 0
+    assert suite._truth_bytes(SOFTMAX) == 0
     (result,) = import_paths([kb_project.parent / "kb" / "level1" / "1_Softmax.py"])
     assert result.status == "imported" and result.op == SOFTMAX
-    assert suite._own_bytes(SOFTMAX) >= 8 * 2 * 8 * 100 * 4  # 8 x 100 fp32, in and out
+    assert suite._truth_bytes(SOFTMAX) >= 8 * 2 * 8 * 100 * 4  # 8 x 100 fp32, in and out
 
 
 SOFTMAX2 = "kb2_1_softmax"
