@@ -315,15 +315,22 @@ class Background:
 
 def bench_layout(spec: OpSpec, shape: BenchShape, device: str = "cpu") -> Layout:
     """The layout of a bench shape's arguments, described without making its (large) tensors.
-    An operator with its own input maker draws them once, on `device` (on the H200's CPU,
-    decode_attn's took 6.7 s a run)."""
+    An operator with its own input maker draws them on the meta device where the maker runs
+    there; one that needs values (a page table read back) draws once, on `device` (on the H200's
+    CPU, decode_attn's took 6.7 s a run). On the GPU beside other judges, KernelBench's level-1
+    problems at their own sizes (6 GiB an input) ran the host out of memory drawing them for
+    real, before any lock was taken (evaluations/logs/h100-20261206-kernelbench-memory)."""
     import torch
 
     from kernelgen.spec.inputs import make_inputs, torch_dtype
     from kernelgen.verify.tensors import meta
 
     if spec.make_inputs is not None:
-        return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, device))
+        try:
+            with torch.device("meta"):  # factories on meta; the generator's draws are no-ops
+                return meta(list(spec.make_inputs(shape, shape.dtype, "normal", torch.Generator())))
+        except Exception:  # noqa: BLE001 - a maker that reads values: drawn for real below
+            return meta(make_inputs(spec, shape, shape.dtype, "normal", 0, device))
     out: Any = []
     for item in spec.data.inputs:
         if not isinstance(item, TensorInput):

@@ -6,7 +6,7 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [RETRY=1] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
@@ -16,7 +16,8 @@
 #
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
-# suite resumes from that state when run again. Its log is $OUT/suite.log.
+# suite resumes from that state when run again (RETRY=1: attempting again what was not accepted).
+# Its log is $OUT/suite.log.
 . scripts/gpu/env.sh
 [ -n "${KB:-}" ] && [ -d "$KB" ] || { echo "KB=PATH: a KernelBench checkout's level folders" >&2; exit 2; }
 pack() {
@@ -31,7 +32,7 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
   --proposer files --source evaluations/kernelbench/candidates \
   --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" \
-  --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" \
+  --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"
 grep -vE "^\s*$" "$OUT/suite.log" | tail -n 60 | cut -c1-240
