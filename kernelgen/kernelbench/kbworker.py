@@ -76,8 +76,14 @@ class _Problem:
         self.params = [state[p.state].detach() for p in problem.plan.params]
 
     def inputs(self, seed: int) -> list[Any]:
+        """get_inputs() under `seed`, drawn on the device they are used on: KernelBench draws
+        them on the CPU and copies them over, which at level 1's own sizes (2^31 entries an
+        input) made five trials take 112 s of the GPU's time on an H100
+        (evaluations/logs/h100-20261206-kernelbench-memory). The same distributions; the
+        values are the device generator's."""
         _set_seed(seed)
-        return [_cast(x, self.dtype, self.device) for x in self.ns["get_inputs"]()]
+        with torch.device(self.device):
+            return [_cast(x, self.dtype, self.device) for x in self.ns["get_inputs"]()]
 
 
 def _sync() -> None:

@@ -13,7 +13,7 @@ so a kill leaves each problem as its last step put it. The jobs share one GPU: t
 lock file (kernelgen/gpulock.py) under which every timed measurement holds the GPU alone and the
 judges hold it shared, splits the judges' share of GPU memory for truths and the host's compile
 runners among the jobs, and records in each problem's entry how long its processes waited for
-the lock.
+the lock. Problems past a job's share of GPU memory take turns (kernelbench/jobs.py).
 
 Problems come from a KernelBench checkout (--from: imported as the suite reaches them) or from
 the operators already imported. Those not selected (--problems) are in the record too, as not
@@ -27,7 +27,6 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
@@ -36,12 +35,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from kernelgen import gpulock, paths, store
 from kernelgen.errors import KernelgenError, UsageError
-from kernelgen.kernelbench import attempt
+from kernelgen.kernelbench import attempt, jobs
 from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord, SuiteSettings
 from kernelgen.kernelbench.scores import load_state, state_dir, state_path
 from kernelgen.kernelbench.source import Refused, read
 from kernelgen.records import now
-from kernelgen.spec import known_ops, load_spec, reference_path
+from kernelgen.spec import known_ops, load_spec
 from kernelgen.spec.origin import IMPORTED_NAME
 
 PROPOSERS = ("llm", "tune", "replay", "files", "agent")
@@ -231,8 +230,6 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
         todo = [p.model_copy(deep=True) for p in rec.problems if _todo(p, o, proposer)]
-        if o.jobs > 1:
-            todo = _interleave(todo)
         with _sharing_gpu(rec.name, o.jobs) as waits:
             book = _Book(rec, waits)
 
@@ -241,37 +238,10 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
                 if not book.stopping.is_set():
                     done(p)
 
-            _each(todo, o.jobs, work, book.stopping)
+            # Read where each job's share of the GPU's memory is set (_sharing_gpu).
+            heavy = jobs.heavy(todo, o.device) if o.jobs > 1 else set()
+            jobs.each(todo, o.jobs, work, book.stopping, heavy)
         return rec
-
-
-def _interleave(todo: list[SuiteProblem]) -> list[SuiteProblem]:
-    """The problems, largest and smallest in turn, by their truth's bytes at their own size:
-    a case past a job's share of GPU memory is judged one job of the host at a time (Truths.
-    oversized), and at 4 jobs on the H200 that is about half the problems with candidates
-    (level 1's norms and pools move 15-17 GB a call). In level order they come together, and
-    the other jobs would wait on each one's turn instead of judging the small ones between."""
-    sizes = {p.key: _truth_bytes(p.op) for p in todo}
-    ranked = sorted(todo, key=lambda p: sizes[p.key], reverse=True)
-    order = []
-    while ranked:
-        order.append(ranked.pop(0))
-        if ranked:
-            order.append(ranked.pop())
-    return order
-
-
-def _truth_bytes(op: str) -> int:
-    """The truth of a call at the problem's own size, as the judge estimates it; 0 where the
-    problem is not imported yet or its spec does not load (the suite says why when it reaches
-    it)."""
-    from kernelgen.verify.truth import estimate  # torch: not at the CLI's import
-
-    try:
-        spec = load_spec(op) if reference_path(op).is_file() else None
-    except KernelgenError:
-        return 0
-    return 0 if spec is None else estimate(spec, spec.data.sizes[0].dims, spec.data.dtypes[0])
 
 
 class _Book:
@@ -294,34 +264,6 @@ class _Book:
             at = next(i for i, q in enumerate(self.rec.problems) if q.key == p.key)
             self.rec.problems[at] = p.model_copy(deep=True)
             save(self.rec)
-
-
-def _each(
-    todo: list[SuiteProblem],
-    jobs: int,
-    work: Callable[[SuiteProblem], None],
-    stopping: threading.Event,
-) -> None:
-    """`work` on every problem, `jobs` at a time. The first error (an interrupt included) stops
-    the suite: no problem starts after it, and those running put nothing more."""
-    if jobs == 1 or len(todo) <= 1:
-        try:
-            for p in todo:
-                work(p)
-        except BaseException:
-            stopping.set()
-            raise
-        return
-    with ThreadPoolExecutor(min(jobs, len(todo)), thread_name_prefix="suite-job") as ex:
-        futures = [ex.submit(work, p) for p in todo]
-        try:
-            for future in as_completed(futures):
-                future.result()
-        except BaseException:
-            stopping.set()
-            for future in futures:
-                future.cancel()
-            raise
 
 
 @contextmanager

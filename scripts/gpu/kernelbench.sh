@@ -17,7 +17,9 @@
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
 # suite resumes from that state when run again (RETRY=1: attempting again what was not accepted).
-# Its log is $OUT/suite.log.
+# Its log is $OUT/suite.log. Each call gets a fresh copy of your working tree: unpack the last
+# call's results.tgz into it (tar xzf FILE) before the next, or that call starts over from the
+# state before it.
 . scripts/gpu/env.sh
 [ -n "${KB:-}" ] && [ -d "$KB" ] || { echo "KB=PATH: a KernelBench checkout's level folders" >&2; exit 2; }
 pack() {

@@ -166,29 +166,91 @@ def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
 # ---- several problems at once (--jobs) ----------------------------------------------------------
 
 
-def test_jobs_take_the_largest_and_the_smallest_problems_in_turn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A problem past a job's share of GPU memory is judged one job of the host at a time: the
-    jobs take large and small in turn, not level 1's norms and pools all at once."""
-    from kernelgen.kernelbench import suite
+def _problems(n: int) -> list:
     from kernelgen.kernelbench.results import SuiteProblem
 
-    sizes = {f"kb1_{n}_x": b for n, b in [(1, 5), (2, 90), (3, 0), (4, 70), (5, 10), (6, 80)]}
-    monkeypatch.setattr(suite, "_truth_bytes", lambda op: sizes[op])
-    todo = [SuiteProblem(level=1, problem=n, title="x", op=f"kb1_{n}_x") for n in range(1, 7)]
-    order = [p.problem for p in suite._interleave(todo)]
-    assert order == [2, 3, 6, 1, 4, 5]
-    assert sorted(order) == [1, 2, 3, 4, 5, 6]
+    return [SuiteProblem(level=1, problem=i, title="x", op=f"kb1_{i}_x") for i in range(1, n + 1)]
+
+
+def test_heavy_problems_take_turns_while_light_ones_run_beside() -> None:
+    """Problems past a job's share of GPU memory are worked on one at a time: three jobs over
+    three heavy and three light problems never hold two heavy ones at once, and the light ones
+    run meanwhile. The heavy ones are started first: they are the suite's longest chain."""
+    import threading
+    import time
+
+    from kernelgen.kernelbench import jobs
+
+    todo = _problems(6)
+    heavy = {p.key for p in todo if p.problem % 2 == 0}
+    now_heavy, most, started = [0], [0], []
+    guard = threading.Lock()
+
+    def work(p) -> None:  # noqa: ANN001 - a SuiteProblem
+        with guard:
+            started.append(p.problem)
+            now_heavy[0] += p.key in heavy
+            most[0] = max(most[0], now_heavy[0])
+        time.sleep(0.05)
+        with guard:
+            now_heavy[0] -= p.key in heavy
+
+    jobs.each(todo, 3, work, threading.Event(), heavy)
+    assert sorted(started) == [1, 2, 3, 4, 5, 6]
+    assert most[0] == 1
+    assert started[0] == 2  # the first heavy problem before any light one
+
+
+def test_a_job_with_only_heavy_problems_left_waits_and_a_stop_ends_the_wait() -> None:
+    import threading
+
+    from kernelgen.kernelbench import jobs
+
+    todo = _problems(2)
+    stopping = threading.Event()
+    queue = jobs.Queue(todo, {p.key for p in todo}, stopping)
+    first = queue.take()
+    assert first is not None and first.problem == 1
+    got: list = []
+    waiting = threading.Thread(target=lambda: got.append(queue.take()))
+    waiting.start()
+    waiting.join(0.3)
+    assert waiting.is_alive()  # problem 2 is heavy too: it waits for problem 1
+    queue.done(first)
+    waiting.join(2)
+    assert [p.problem for p in got] == [2]
+    stopping.set()
+    assert jobs.Queue(_problems(1), set(), stopping).take() is None
+
+
+def test_a_failing_job_stops_the_others_from_taking_more() -> None:
+    import threading
+    import time
+
+    from kernelgen.kernelbench import jobs
+
+    stopping, done = threading.Event(), []
+
+    def work(p) -> None:  # noqa: ANN001 - a SuiteProblem
+        if p.problem == 1:
+            raise RuntimeError("boom")
+        time.sleep(0.01)
+        done.append(p.problem)
+
+    with pytest.raises(RuntimeError, match="boom"):
+        jobs.each(_problems(20), 2, work, stopping, set())
+    assert stopping.is_set() and len(done) < 19
 
 
 def test_a_problem_not_imported_yet_weighs_nothing(kb_project: Path) -> None:
-    from kernelgen.kernelbench import import_paths, suite
+    from kernelgen.kernelbench import import_paths, jobs
 
-    assert suite._truth_bytes(SOFTMAX) == 0
+    assert jobs.weight(SOFTMAX) == 0
     (result,) = import_paths([kb_project.parent / "kb" / "level1" / "1_Softmax.py"])
     assert result.status == "imported" and result.op == SOFTMAX
-    assert suite._truth_bytes(SOFTMAX) >= 8 * 2 * 8 * 100 * 4  # 8 x 100 fp32, in and out
+    assert jobs.weight(SOFTMAX) >= 8 * 2 * 8 * 100 * 4  # 8 x 100 fp32, in and out
+    # On the CPU no problem is heavy: the interpreter's cases are small.
+    assert jobs.heavy(_problems(1), "cpu") == set()
 
 
 SOFTMAX2 = "kb2_1_softmax"

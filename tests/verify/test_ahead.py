@@ -354,3 +354,28 @@ def test_a_judge_lets_the_gpu_go_while_it_waits_for_a_compile(
             assert judging.gpu_held and gpulock._held("shared") == 1
         finally:
             judging.gpu.close()
+
+
+def test_an_input_makers_bench_layout_is_drawn_on_meta_unless_it_reads_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bench shape's layout, at sizes of GBs, is described on the meta device: drawn for real
+    beside other judges, KernelBench's 6 GiB inputs ran the GPU out of memory. A maker that
+    reads a value back (decode_attn's page table) cannot run there and is drawn for real."""
+    import kernelgen.spec.inputs as inputs
+    from kernelgen.verify.tensors import meta
+
+    topk, decode = load_spec("topk"), load_spec("decode_attn")
+    real = inputs.make_inputs
+    expected = meta(real(topk, topk.data.bench[0], topk.data.bench[0].dtype, "normal", 0, "cpu"))
+    drawn: list[str] = []
+
+    def counted(spec, *args, **kwargs):  # noqa: ANN001, ANN202 - make_inputs' own
+        drawn.append(spec.name)
+        return real(spec, *args, **kwargs)
+
+    monkeypatch.setattr(inputs, "make_inputs", counted)
+    assert ahead.bench_layout(topk, topk.data.bench[0]) == expected
+    assert drawn == []
+    assert ahead.bench_layout(decode, decode.data.bench[0])
+    assert drawn == ["decode_attn"]

@@ -1,0 +1,111 @@
+"""A suite's jobs sharing one GPU: which problem each takes next.
+
+A problem is heavy where its truth at its own size is past one job's share of the GPU's memory
+(truth.too_large under the share the suite gives each job). Level 1's own sizes move 4-17 GB a
+call, and the judge, the bench, KernelBench's trials and its timing each hold several times that
+in their own processes: on an 80 GB H100, three or four such problems at once ran the GPU out of
+memory in every one of those steps, and a problem that died so got no verdict
+(evaluations/logs/h100-20261206-kernelbench-memory). So heavy problems take turns, one on the GPU
+at a time, and the light ones (level 2's fusions at their sizes, level 1's matmuls) run beside
+it. A job that finds only heavy problems left while one runs waits for it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from kernelgen.errors import KernelgenError
+from kernelgen.kernelbench.results import SuiteProblem
+from kernelgen.spec import load_spec, reference_path
+
+
+def weight(op: str) -> int:
+    """The truth of a call at the problem's own size, as the judge estimates it; 0 where the
+    problem is not imported yet or its spec does not load (the suite says why when it reaches
+    it)."""
+    from kernelgen.verify.truth import estimate  # torch: not at the CLI's import
+
+    try:
+        spec = load_spec(op) if reference_path(op).is_file() else None
+    except KernelgenError:
+        return 0
+    return 0 if spec is None else estimate(spec, spec.data.sizes[0].dims, spec.data.dtypes[0])
+
+
+def heavy(todo: Iterable[SuiteProblem], device: str) -> set[str]:
+    """The keys of the problems past one job's share of the GPU's memory (none on the CPU), read
+    in the suite's environment, where KERNELGEN_TRUTH_SHARE is a job's share."""
+    from kernelgen.verify.truth import device_budget
+
+    budget = device_budget(device)
+    if budget is None:
+        return set()
+    return {p.key for p in todo if weight(p.op) > budget}
+
+
+class Queue:
+    """The problems not yet taken, in order, handed out so that at most one heavy problem is
+    being worked on at a time. Heavy problems go first where one can: they are the suite's
+    longest chain, one after another, and the light ones fill the other jobs meanwhile."""
+
+    def __init__(self, todo: list[SuiteProblem], heavy: set[str], stopping: threading.Event):
+        self._left = sorted(todo, key=lambda p: p.key not in heavy)  # stable: order kept
+        self._heavy = heavy
+        self._stopping = stopping
+        self._busy = False  # a heavy problem is being worked on
+        self._cond = threading.Condition()
+
+    def take(self) -> SuiteProblem | None:
+        """The next problem this job may work on, waiting while only heavy ones are left and
+        one is under way; None once none is left or the suite is stopping."""
+        with self._cond:
+            while self._left and not self._stopping.is_set():
+                for i, p in enumerate(self._left):
+                    if p.key not in self._heavy or not self._busy:
+                        self._busy |= p.key in self._heavy
+                        return self._left.pop(i)
+                self._cond.wait(timeout=1.0)  # woken by done(); the timeout sees a stop
+            return None
+
+    def done(self, p: SuiteProblem) -> None:
+        with self._cond:
+            if p.key in self._heavy:
+                self._busy = False
+            self._cond.notify_all()
+
+
+def each(
+    todo: list[SuiteProblem],
+    jobs: int,
+    work: Callable[[SuiteProblem], None],
+    stopping: threading.Event,
+    heavy: set[str] | None = None,
+) -> None:
+    """`work` on every problem, `jobs` at a time, heavy ones (keys) one at a time. The first
+    error (an interrupt included) stops the suite: no problem starts after it, and those running
+    put nothing more."""
+    queue = Queue(todo, heavy or set(), stopping)
+
+    def job() -> None:
+        while (p := queue.take()) is not None:
+            try:
+                work(p)
+            except BaseException:
+                stopping.set()  # at once: the other jobs take nothing more
+                raise
+            finally:
+                queue.done(p)
+
+    if jobs == 1 or len(todo) <= 1:
+        job()
+        return
+    with ThreadPoolExecutor(min(jobs, len(todo)), thread_name_prefix="suite-job") as ex:
+        futures = [ex.submit(job) for _ in range(min(jobs, len(todo)))]
+        try:
+            for future in as_completed(futures):
+                future.result()
+        except BaseException:  # an interrupt in this thread
+            stopping.set()
+            raise
