@@ -99,6 +99,14 @@ def kernelbench(
             "under a lock that lets nothing run beside a timing",
         ),
     ] = 1,
+    heavy: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="of the jobs, how many may work on problems past a job's share of GPU memory "
+            "(level 1's own sizes) at once",
+        ),
+    ] = 1,
     promote: Annotated[
         bool,
         typer.Option(
@@ -134,6 +142,7 @@ def kernelbench(
         retry=retry,
         promote=promote,
         jobs=jobs,
+        heavy=heavy,
     )
 
     def event(message: str) -> None:

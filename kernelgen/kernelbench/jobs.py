@@ -5,9 +5,10 @@ A problem is heavy where its truth at its own size is past one job's share of th
 call, and the judge, the bench, KernelBench's trials and its timing each hold several times that
 in their own processes: on an 80 GB H100, three or four such problems at once ran the GPU out of
 memory in every one of those steps, and a problem that died so got no verdict
-(evaluations/logs/h100-20261206-kernelbench-memory). So heavy problems take turns, one on the GPU
-at a time, and the light ones (level 2's fusions at their sizes, level 1's matmuls) run beside
-it. A job that finds only heavy problems left while one runs waits for it.
+(evaluations/logs/h100-20261206-kernelbench-memory). So heavy problems take turns, one under way
+at a time (--heavy: more, on a GPU with the memory), and the light ones (level 2's fusions at
+their sizes, level 1's matmuls) run beside it. A job that finds only heavy problems left while
+the heavy ones allowed are under way waits for one to end.
 """
 
 from __future__ import annotations
@@ -46,25 +47,31 @@ def heavy(todo: Iterable[SuiteProblem], device: str) -> set[str]:
 
 
 class Queue:
-    """The problems not yet taken, in order, handed out so that at most one heavy problem is
-    being worked on at a time. Heavy problems go first where one can: they are the suite's
-    longest chain, one after another, and the light ones fill the other jobs meanwhile."""
+    """The problems not yet taken, in order, handed out so that at most `at_once` heavy
+    problems are being worked on at a time. Heavy problems go first where one can: they are the
+    suite's longest chain, and the light ones fill the other jobs meanwhile."""
 
-    def __init__(self, todo: list[SuiteProblem], heavy: set[str], stopping: threading.Event):
+    def __init__(
+        self,
+        todo: list[SuiteProblem],
+        heavy: set[str],
+        stopping: threading.Event,
+        at_once: int = 1,
+    ):
         self._left = sorted(todo, key=lambda p: p.key not in heavy)  # stable: order kept
-        self._heavy = heavy
+        self._heavy, self._at_once = heavy, at_once
         self._stopping = stopping
-        self._busy = False  # a heavy problem is being worked on
+        self._busy = 0  # heavy problems being worked on
         self._cond = threading.Condition()
 
     def take(self) -> SuiteProblem | None:
         """The next problem this job may work on, waiting while only heavy ones are left and
-        one is under way; None once none is left or the suite is stopping."""
+        as many as allowed are under way; None once none is left or the suite is stopping."""
         with self._cond:
             while self._left and not self._stopping.is_set():
                 for i, p in enumerate(self._left):
-                    if p.key not in self._heavy or not self._busy:
-                        self._busy |= p.key in self._heavy
+                    if p.key not in self._heavy or self._busy < self._at_once:
+                        self._busy += p.key in self._heavy
                         return self._left.pop(i)
                 self._cond.wait(timeout=1.0)  # woken by done(); the timeout sees a stop
             return None
@@ -72,7 +79,7 @@ class Queue:
     def done(self, p: SuiteProblem) -> None:
         with self._cond:
             if p.key in self._heavy:
-                self._busy = False
+                self._busy -= 1
             self._cond.notify_all()
 
 
@@ -82,11 +89,12 @@ def each(
     work: Callable[[SuiteProblem], None],
     stopping: threading.Event,
     heavy: set[str] | None = None,
+    heavy_at_once: int = 1,
 ) -> None:
-    """`work` on every problem, `jobs` at a time, heavy ones (keys) one at a time. The first
-    error (an interrupt included) stops the suite: no problem starts after it, and those running
-    put nothing more."""
-    queue = Queue(todo, heavy or set(), stopping)
+    """`work` on every problem, `jobs` at a time, of them `heavy_at_once` of the heavy ones
+    (keys). The first error (an interrupt included) stops the suite: no problem starts after
+    it, and those running put nothing more."""
+    queue = Queue(todo, heavy or set(), stopping, heavy_at_once)
 
     def job() -> None:
         while (p := queue.take()) is not None:

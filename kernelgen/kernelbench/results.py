@@ -153,6 +153,11 @@ class SuiteSettings(_Record):
     jobs: int = Field(
         1, description="problems attempted at once (--jobs); above 1, timings hold the GPU lock"
     )
+    heavy: int = Field(
+        1,
+        description="of them, problems past a job's share of GPU memory at once (--heavy; "
+        "kernelgen/kernelbench/jobs.py)",
+    )
     promote: bool = Field(
         False,
         description="accepted problems promoted into generated/ (--promote); by default a "

@@ -69,6 +69,7 @@ class SuiteOptions(BaseModel):
     retry: bool = False
     promote: bool = False
     jobs: int = 1
+    heavy: int = 1
 
 
 Events = Callable[[str], None]
@@ -90,6 +91,8 @@ def _check(o: SuiteOptions) -> None:
         raise UsageError(f"--budget-s {o.budget_s:g}: expected seconds above 0")
     if o.jobs < 1:
         raise UsageError(f"--jobs {o.jobs}: expected 1 or more problems at once")
+    if o.heavy < 1:
+        raise UsageError(f"--heavy {o.heavy}: expected 1 or more heavy problems at once")
 
 
 def listed(o: SuiteOptions) -> list[SuiteProblem]:
@@ -152,6 +155,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         checkout=_portable(o.checkout) if o.checkout else (old and old.checkout),
         skip_conv=o.skip_conv,
         jobs=o.jobs,
+        heavy=o.heavy,
         promote=o.promote,
     )
 
@@ -240,7 +244,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
 
             # Read where each job's share of the GPU's memory is set (_sharing_gpu).
             heavy = jobs.heavy(todo, o.device) if o.jobs > 1 else set()
-            jobs.each(todo, o.jobs, work, book.stopping, heavy)
+            jobs.each(todo, o.jobs, work, book.stopping, heavy, o.heavy)
         return rec
 
 

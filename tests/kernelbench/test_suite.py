@@ -172,16 +172,17 @@ def _problems(n: int) -> list:
     return [SuiteProblem(level=1, problem=i, title="x", op=f"kb1_{i}_x") for i in range(1, n + 1)]
 
 
-def test_heavy_problems_take_turns_while_light_ones_run_beside() -> None:
-    """Problems past a job's share of GPU memory are worked on one at a time: three jobs over
-    three heavy and three light problems never hold two heavy ones at once, and the light ones
-    run meanwhile. The heavy ones are started first: they are the suite's longest chain."""
+@pytest.mark.parametrize("at_once", [1, 2])
+def test_heavy_problems_take_turns_while_light_ones_run_beside(at_once: int) -> None:
+    """Problems past a job's share of GPU memory are worked on `at_once` at a time (--heavy):
+    three jobs over four heavy and four light problems never hold more, and the light ones run
+    meanwhile. The heavy ones are started first: they are the suite's longest chain."""
     import threading
     import time
 
     from kernelgen.kernelbench import jobs
 
-    todo = _problems(6)
+    todo = _problems(8)
     heavy = {p.key for p in todo if p.problem % 2 == 0}
     now_heavy, most, started = [0], [0], []
     guard = threading.Lock()
@@ -195,10 +196,10 @@ def test_heavy_problems_take_turns_while_light_ones_run_beside() -> None:
         with guard:
             now_heavy[0] -= p.key in heavy
 
-    jobs.each(todo, 3, work, threading.Event(), heavy)
-    assert sorted(started) == [1, 2, 3, 4, 5, 6]
-    assert most[0] == 1
-    assert started[0] == 2  # the first heavy problem before any light one
+    jobs.each(todo, 3, work, threading.Event(), heavy, at_once)
+    assert sorted(started) == list(range(1, 9))
+    assert most[0] == at_once
+    assert started[:at_once] == [2, 4][:at_once]  # heavy ones first, as many as allowed
 
 
 def test_a_job_with_only_heavy_problems_left_waits_and_a_stop_ends_the_wait() -> None:
