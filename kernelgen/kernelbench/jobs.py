@@ -35,7 +35,7 @@ def weight(op: str) -> int:
     return 0 if spec is None else estimate(spec, spec.data.sizes[0].dims, spec.data.dtypes[0])
 
 
-def heavy(todo: Iterable[SuiteProblem], device: str) -> set[str]:
+def heavy_keys(todo: Iterable[SuiteProblem], device: str) -> set[str]:
     """The keys of the problems past one job's share of the GPU's memory (none on the CPU), read
     in the suite's environment, where KERNELGEN_TRUTH_SHARE is a job's share."""
     from kernelgen.verify.truth import device_budget

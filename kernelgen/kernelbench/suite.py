@@ -243,7 +243,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
                     done(p)
 
             # Read where each job's share of the GPU's memory is set (_sharing_gpu).
-            heavy = jobs.heavy(todo, o.device) if o.jobs > 1 else set()
+            heavy = jobs.heavy_keys(todo, o.device) if o.jobs > 1 else set()
             jobs.each(todo, o.jobs, work, book.stopping, heavy, o.heavy)
         return rec
 

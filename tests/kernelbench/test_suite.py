@@ -243,15 +243,22 @@ def test_a_failing_job_stops_the_others_from_taking_more() -> None:
     assert stopping.is_set() and len(done) < 19
 
 
-def test_a_problem_not_imported_yet_weighs_nothing(kb_project: Path) -> None:
+def test_a_problem_not_imported_yet_weighs_nothing(
+    kb_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from kernelgen.kernelbench import import_paths, jobs
+    from kernelgen.kernelbench.results import SuiteProblem
 
     assert jobs.weight(SOFTMAX) == 0
     (result,) = import_paths([kb_project.parent / "kb" / "level1" / "1_Softmax.py"])
     assert result.status == "imported" and result.op == SOFTMAX
     assert jobs.weight(SOFTMAX) >= 8 * 2 * 8 * 100 * 4  # 8 x 100 fp32, in and out
     # On the CPU no problem is heavy: the interpreter's cases are small.
-    assert jobs.heavy(_problems(1), "cpu") == set()
+    softmax = SuiteProblem(level=1, problem=1, title="Softmax", op=SOFTMAX)
+    assert jobs.heavy_keys([softmax], "cpu") == set()
+    # Past a job's share of a GPU's memory it is.
+    monkeypatch.setattr("kernelgen.verify.truth.device_budget", lambda device: 1000)
+    assert jobs.heavy_keys([softmax, *_problems(1)], "cuda") == {softmax.key}
 
 
 SOFTMAX2 = "kb2_1_softmax"
