@@ -364,6 +364,11 @@ class Budget(_Record):
     time_limit_s: float | None = None
     target_pct: float | None = Field(None, description="stop at this % of the device limit")
     stagnation: int = Field(2, description="stop after this many rounds without a gain")
+    tune_accepted: bool = Field(
+        True,
+        description="on CUDA, each accepted candidate's TUNE_SPACE searched as its child "
+        "(--no-tune: kept as written)",
+    )
 
 
 class RunSettings(_Record):

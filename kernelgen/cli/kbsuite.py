@@ -107,6 +107,13 @@ def kernelbench(
             "(level 1's own sizes) at once",
         ),
     ] = 1,
+    tune: Annotated[
+        bool,
+        typer.Option(
+            help="search each accepted candidate's TUNE_SPACE in its run (--no-tune: a lease's "
+            "time goes to the problems; tune the winners after)",
+        ),
+    ] = True,
     promote: Annotated[
         bool,
         typer.Option(
@@ -143,6 +150,7 @@ def kernelbench(
         promote=promote,
         jobs=jobs,
         heavy=heavy,
+        tune=tune,
     )
 
     def event(message: str) -> None:

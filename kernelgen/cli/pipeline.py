@@ -286,6 +286,9 @@ def optimize(
     promote: Annotated[
         bool, typer.Option(help="CUDA: sanitize the best and promote it into generated/")
     ] = True,
+    tune: Annotated[
+        bool, typer.Option(help="CUDA: search each accepted candidate's TUNE_SPACE as its child")
+    ] = True,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
     from kernelgen.run.optimize import OptimizeOptions, optimize_op, resolve_ops
@@ -324,6 +327,7 @@ def optimize(
         gpus=gpus,
         ray=ray,
         promote=promote,
+        tune=tune,
     )
     for name in names:
         if json_out:

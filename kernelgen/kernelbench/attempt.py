@@ -107,6 +107,8 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
     cmd = [sys.executable, "-m", "kernelgen", "optimize", p.op, "--device", settings.device]
     if not settings.promote:
         cmd += ["--no-promote"]
+    if not settings.tune:
+        cmd += ["--no-tune"]
     if resume is not None:
         return [*cmd, "--resume", resume, "--json"]
     cmd += ["--proposer", proposer, "--rounds", str(settings.rounds)]

@@ -158,6 +158,9 @@ class SuiteSettings(_Record):
         description="of them, problems past a job's share of GPU memory at once (--heavy; "
         "kernelgen/kernelbench/jobs.py)",
     )
+    tune: bool = Field(
+        True, description="accepted candidates tuned in each run (--no-tune: kept as written)"
+    )
     promote: bool = Field(
         False,
         description="accepted problems promoted into generated/ (--promote); by default a "

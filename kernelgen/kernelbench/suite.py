@@ -70,6 +70,7 @@ class SuiteOptions(BaseModel):
     promote: bool = False
     jobs: int = 1
     heavy: int = 1
+    tune: bool = True
 
 
 Events = Callable[[str], None]
@@ -156,6 +157,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         skip_conv=o.skip_conv,
         jobs=o.jobs,
         heavy=o.heavy,
+        tune=o.tune,
         promote=o.promote,
     )
 

@@ -345,7 +345,8 @@ class Loop:
                 f"{_FIX.sub('', last.id)}-fix{_fix_no(last.id) + 1}", round_no, last.id, fix
             )
             last = self.judge(rec, fix)
-        if last.status == "accepted" and self.device == "cuda" and self.proposer.name != "tune":
+        tunes = self.budget.tune_accepted and self.proposer.name != "tune"
+        if last.status == "accepted" and self.device == "cuda" and tunes:
             self.tune_child(last, round_no)
 
     def tune_child(self, parent: CandidateRecord, round_no: int) -> None:

@@ -51,6 +51,9 @@ class OptimizeOptions(BaseModel):
     # --no-promote: the run's best stays in its run (a suite's problems are measured, not shipped);
     # the compute-sanitizer pass, a gate of promotion only, is skipped with it.
     promote: bool = True
+    # --no-tune: accepted candidates are not tuned; a suite on a GPU lease spends its time on
+    # problems, and tunes its winners after (`--proposer tune` on a run's best).
+    tune: bool = True
 
 
 class CandidateSummary(BaseModel):
@@ -253,6 +256,7 @@ def _optimize(
             max_cost_usd=options.max_cost_usd,
             time_limit_s=options.time_limit_s,
             target_pct=options.target_pct,
+            tune_accepted=options.tune,
         )
         runner = loop.start(
             op,

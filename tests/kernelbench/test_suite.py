@@ -161,6 +161,9 @@ def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
     assert "--no-promote" in _command(p, kept, "files", None)
     assert "--no-promote" in _command(p, kept, "files", "20261205-000000-files-0000")
     assert "--no-promote" not in _command(p, shipped, "files", None)
+    # --no-tune passes through: accepted candidates kept as written.
+    assert "--no-tune" not in _command(p, kept, "files", None)
+    assert "--no-tune" in _command(p, kept.model_copy(update={"tune": False}), "files", None)
 
 
 # ---- several problems at once (--jobs) ----------------------------------------------------------

@@ -259,6 +259,47 @@ def test_accepted_candidate_gets_a_tuned_child_and_resume_finishes_it(
     assert calls["n"] == 2  # the tuner did not search again on resume
 
 
+def test_no_tune_keeps_an_accepted_candidate_as_written(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--no-tune (Budget.tune_accepted): a suite on a GPU lease spends it on its problems; the
+    accepted candidate is benched, and no tuned child is made, on resume neither."""
+    import kernelgen.bench as bench
+    import kernelgen.propose.tune as tune_mod
+
+    op = "silu_and_mul"
+    source = (
+        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
+    )
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
+    monkeypatch.setattr(
+        "kernelgen.verify.verify_candidate",
+        lambda op_, path, *, device, seed=None, **_: Verdict(
+            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
+            seconds=0.1,
+        ),
+    )  # fmt: skip
+    monkeypatch.setattr(
+        bench,
+        "bench_files",
+        lambda op_, contenders, peers=True, **_: [
+            bench_record(op_, label, 10.0 if label == "r01-c01" else 20.0)
+            for label, _ in contenders
+        ],
+    )
+
+    def no_tuning(spec, src, timer=None):  # noqa: ANN001, ANN202
+        raise AssertionError("tuned under --no-tune")
+
+    monkeypatch.setattr(tune_mod, "tune_source", no_tuning)
+    budget = Budget(rounds=1, candidates=1, tune_accepted=False)
+    run = loop.start(op, _OneShot(source), device="cuda", budget=budget).run_loop()
+    assert [r.id for r in store.load_candidates(op, run.id)] == ["r01-c01"]
+    assert run.best == "r01-c01" and not run.settings.budget.tune_accepted
+    again = loop.resume(op, run.id, _OneShot(source)).run_loop()
+    assert [r.id for r in store.load_candidates(op, again.id)] == ["r01-c01"]
+
+
 @pytest.mark.parametrize("candidate_us, wins", [(10.0, True), (20.0, False)])
 def test_promotion_keeps_its_bench_against_the_library(
     project: Path, monkeypatch: pytest.MonkeyPatch, candidate_us: float, wins: bool
