@@ -119,21 +119,34 @@ def _where(index: list[int]) -> str:
     return "[" + ", ".join(str(i) for i in index) + "]"
 
 
+def _errors(o: torch.Tensor, r: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """A block in float64, where its reference is finite, and |out - ref| there (0 elsewhere;
+    a NaN or infinite difference counts as inf)."""
+    o, r = o.double(), r.double()
+    finite = torch.isfinite(r)
+    err = torch.where(finite, (o - r).abs(), torch.zeros_like(r))
+    return o, r, finite, torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
+
+
+def _rel_terms(r: torch.Tensor, finite: torch.Tensor, err: torch.Tensor) -> list[torch.Tensor]:
+    """A block's share of rel_err: its errors' sum, its finite reference's magnitude, and how
+    many entries that is."""
+    scale = torch.where(finite, r.abs(), torch.zeros_like(r)).sum()
+    return [err.sum(), scale, finite.sum().double()]
+
+
+def _rel(err_sum: float, scale: float, n_finite: float) -> float:
+    return err_sum / max(scale, 1e-300) if n_finite else 0.0
+
+
 def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     """mean |out - ref| / mean |ref| over the entries where the reference is finite."""
-    diff_sum = ref_sum = finite_n = 0.0
+    totals = [0.0, 0.0, 0.0]
     for _, (o, r) in _blocks(out, ref):
-        o, r = o.double(), r.double()
-        finite = torch.isfinite(r)
-        diff = torch.where(finite, (o - r).abs(), torch.zeros_like(r))
-        diff = torch.nan_to_num(diff, nan=float("inf"), posinf=float("inf"))
-        sums = torch.stack(
-            [diff.sum(), torch.where(finite, r.abs(), torch.zeros_like(r)).sum(), finite.sum()]
-        ).tolist()
-        diff_sum, ref_sum, finite_n = diff_sum + sums[0], ref_sum + sums[1], finite_n + sums[2]
-    if not finite_n:
-        return 0.0
-    return diff_sum / max(ref_sum, 1e-300)
+        _, r, finite, err = _errors(o, r)
+        block = torch.stack(_rel_terms(r, finite, err)).tolist()
+        totals = [t + b for t, b in zip(totals, block, strict=True)]
+    return _rel(*totals)
 
 
 def stretch(native: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> float:
@@ -180,11 +193,8 @@ def values(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance) -> tuple[Failur
 
 
 def _tally_block(o: torch.Tensor, r: torch.Tensor, tol: Tolerance) -> tuple[torch.Tensor, ...]:
-    o, r = o.double(), r.double()
+    o, r, finite, err = _errors(o, r)
     o_nan, r_nan, r_inf = torch.isnan(o), torch.isnan(r), torch.isinf(r)
-    finite = ~(r_nan | r_inf)
-    err = torch.where(finite, (o - r).abs(), torch.zeros_like(o))
-    err = torch.nan_to_num(err, nan=float("inf"), posinf=float("inf"))
     allowed = tol.atol + tol.rtol * r.abs()
     over = finite & (err > allowed)
     return o_nan, r_nan, r_inf, o, r, finite, err, allowed, over
@@ -202,24 +212,14 @@ def measure(
     sums: list[torch.Tensor] = []
     for _, (ob, rb) in _blocks(out, ref):
         o_nan, r_nan, r_inf, o, r, finite, err, _, over = _tally_block(ob, rb, tol)
+        counts = [(o_nan != r_nan).sum(), (r_inf & (o != r)).sum(), over.sum()]
         sums.append(
-            torch.stack(
-                [
-                    (o_nan != r_nan).sum().double(),
-                    (r_inf & (o != r)).sum().double(),
-                    over.sum().double(),
-                    err.max(),
-                    err.sum(),
-                    torch.where(finite, r.abs(), torch.zeros_like(o)).sum(),
-                    finite.sum().double(),
-                ]
-            )
+            torch.stack([c.double() for c in counts] + [err.max()] + _rel_terms(r, finite, err))
         )
     per_block = torch.stack(sums).tolist()
     nan_off, inf_off, n_over = (sum(b[i] for b in per_block) for i in range(3))
     max_err = max(b[3] for b in per_block)
-    err_sum, scale, n_finite = (sum(b[i] for b in per_block) for i in (4, 5, 6))
-    rel = err_sum / max(scale, 1e-300) if n_finite else 0.0
+    rel = _rel(*(sum(b[i] for b in per_block) for i in (4, 5, 6)))
     if nan_off:
         return _first_nan(out, ref, tol, int(nan_off)), 0.0, rel
     if inf_off:
