@@ -35,15 +35,18 @@ def weight(op: str) -> int:
     return 0 if spec is None else estimate(spec, spec.data.sizes[0].dims, spec.data.dtypes[0])
 
 
+def is_heavy(op: str, budget: int | None) -> bool:
+    """Whether the problem's own-size truth is past `budget` (None, the CPU's: never)."""
+    return budget is not None and weight(op) > budget
+
+
 def heavy_keys(todo: Iterable[SuiteProblem], device: str) -> set[str]:
     """The keys of the problems past one job's share of the GPU's memory (none on the CPU), read
     in the suite's environment, where KERNELGEN_TRUTH_SHARE is a job's share."""
     from kernelgen.verify.truth import device_budget
 
     budget = device_budget(device)
-    if budget is None:
-        return set()
-    return {p.key for p in todo if weight(p.op) > budget}
+    return {p.key for p in todo if is_heavy(p.op, budget)}
 
 
 class Queue:

@@ -33,6 +33,7 @@ import torch
 from kernelgen import gpulock
 from kernelgen.bench.contender import load_entry
 from kernelgen.bench.timing import describe_error
+from kernelgen.kernelbench import jobs
 from kernelgen.kernelbench.results import KbRequest, KbTimed, KbTimes, KbTiming, KbTrial, KbTrials
 from kernelgen.spec import OpSpec, load_spec
 from kernelgen.verify import checks, truth
@@ -268,9 +269,7 @@ def check_main(request: str) -> str:
 
 
 def _large(req: KbRequest) -> bool:
-    spec = load_spec(req.op)
-    own, dtype = spec.data.sizes[0], spec.data.dtypes[0]
-    return truth.too_large(spec, own.dims, dtype, truth.device_budget(req.device))
+    return jobs.is_heavy(req.op, truth.device_budget(req.device))
 
 
 def time_main(request: str) -> str:
