@@ -18,8 +18,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from kernelgen import paths
-from kernelgen.errors import StoreError, UsageError, first_error
+from kernelgen import paths, store
+from kernelgen.errors import KernelgenError, StoreError, UsageError, first_error
 from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord
 
 THRESHOLDS = (0.0, 1.0, 1.5)
@@ -42,7 +42,7 @@ class Row(_Model):
     kb_correct: bool | None
     speedup_vs_eager: float | None
     speedup_vs_compile: float | None
-    device: str | None
+    device: str | None = Field(description="the GPU its figures came from, else cpu or cuda")
     run: str | None
     candidate: str | None = None
     title: str
@@ -111,11 +111,21 @@ def row(p: SuiteProblem) -> Row:
         kb_correct=p.kb_correct,
         speedup_vs_eager=p.speedup_vs_eager,
         speedup_vs_compile=p.speedup_vs_compile,
-        device=p.device,
+        device=_gpu(p) or p.device,
         run=p.run,
         candidate=p.candidate,
         title=p.title,
     )
+
+
+def _gpu(p: SuiteProblem) -> str | None:
+    """The GPU the problem's run recorded: whether a figure is an H200's or an H100's."""
+    if p.device != "cuda" or p.run is None:
+        return None
+    try:
+        return store.load_run(p.op, p.run).environment.gpu
+    except KernelgenError:
+        return None
 
 
 def correct(r: Row) -> bool:

@@ -114,3 +114,21 @@ def test_no_suite_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
     result = CliRunner().invoke(app, ["report", "kernelbench", "--json"])
     assert result.exit_code != 0 and "suite kernelbench" in result.output
+
+
+def test_a_row_names_the_gpu_of_its_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An H100's figures are not an H200's: the row says whose they are, read from the run."""
+    from kernelgen.records import Budget, Environment, RunRecord, RunSettings
+
+    (tmp_path / "references").mkdir()
+    monkeypatch.setenv("KERNELGEN_ROOT", str(tmp_path))
+    env = Environment(
+        device="cuda", gpu="NVIDIA H100 80GB HBM3", torch="2.11", triton="3.6.0", python="3.12",
+        host="vm", interpreter=False,
+    )  # fmt: skip
+    op = "kb1_1_p1"
+    settings = RunSettings(op=op, proposer="files", device="cuda", budget=Budget(), seed=1)
+    store.save_run(RunRecord(id="r", op=op, environment=env, state="finished", settings=settings))
+    p = _p(1, 1, "accepted", kb_correct=True, run="r", candidate="c")
+    assert row(p).device == "NVIDIA H100 80GB HBM3"
+    assert row(_p(1, 2, "rejected", run="gone")).device == "cuda"  # no run record: the kind
