@@ -59,6 +59,10 @@ class RunState(Protocol):
 
     def judged_twin(self, rec: CandidateRecord, source: str) -> CandidateRecord | None: ...
 
+    def bench(self, rec: CandidateRecord) -> CandidateRecord:
+        """The judging's bench, a failed one recorded on the candidate (loop.Loop.bench)."""
+        ...
+
     def finish_chain(self, chain: list[CandidateRecord], round_no: int) -> None: ...
 
 
@@ -207,7 +211,7 @@ class LocalJudging:
             rec = rec.model_copy(update={"became_best": True})
         run.save(rec)
         if rec.status == "accepted" and run.device == "cuda":
-            rec = self.bench(run, rec)
+            rec = run.bench(rec)
         return rec
 
     def bench(self, run: RunState, rec: CandidateRecord) -> CandidateRecord:

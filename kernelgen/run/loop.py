@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelgen import store, tuning
-from kernelgen.errors import UsageError
+from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.propose.base import Context, HistoryItem, Proposal, Proposer
 from kernelgen.records import (
     BenchRecord,
@@ -287,8 +287,22 @@ class Loop:
         self.judging.close()
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
-        """Time an accepted candidate against the best, interleaved; keep it if it wins."""
-        return self.judging.bench(self, rec)
+        """Time an accepted candidate against the best, interleaved; keep it if it wins.
+
+        A bench whose process fails (out of GPU memory beside another job's judge, a crash, a
+        timeout) leaves the candidate accepted and untimed, with why, and the run goes on: its
+        other candidates are still judged and timed (a run killed before its round ended times
+        it again on resume). A bad request or a missing GPU is the run's error, not the
+        candidate's."""
+        try:
+            return self.judging.bench(self, rec)
+        except UsageError:
+            raise
+        except KernelgenError as e:
+            self.observer.event(f"{rec.id}: not timed: {e}")
+            rec = rec.model_copy(update={"reason": f"not timed: {e}", "became_best": False})
+            self.save(rec)
+            return rec
 
     def next_best_seq(self) -> int | None:
         """The best_seq a new best takes: None in a run no pool has judged (its best is the

@@ -112,7 +112,7 @@ class PooledJudging:
             with run.lock:
                 self._ended(rec.id).set()
         if rec.status == "accepted" and run.device == "cuda":
-            rec = self.bench(run, rec)
+            rec = run.bench(rec)
         return rec
 
     def _note_seed(self, run: RunState, seed_verdict: object) -> None:

@@ -344,3 +344,53 @@ def test_promotion_keeps_its_bench_against_the_library(
     assert record.library.label == "generated"
     if not wins:
         assert events[-1] == f"not promoted: {record.why}"
+
+
+class _Two(_OneShot):
+    """Two candidates in one round: the seed with 8 warps, then with 2."""
+
+    def propose(self, ctx, k):  # noqa: ANN001, ANN201
+        from kernelgen.propose.base import Proposal
+
+        if self.done:
+            return []
+        self.done = True
+        other = self.source.replace('"num_warps": 8}', '"num_warps": 2}')
+        return [Proposal(source=self.source, name="eight"), Proposal(source=other, name="two")]
+
+
+def test_a_bench_that_fails_leaves_its_candidate_untimed_and_the_run_going(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bench process out of memory (another job's judge held the GPU's) is one candidate's
+    missing time, not the run's end: the next candidate is still judged and timed."""
+    import kernelgen.bench as bench
+    from kernelgen.errors import KernelgenError
+
+    op = "silu_and_mul"
+    source = (
+        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
+    )
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
+    monkeypatch.setattr(
+        "kernelgen.verify.verify_candidate",
+        lambda op_, path, *, device, seed=None, **_: Verdict(
+            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
+            seconds=0.1,
+        ),
+    )  # fmt: skip
+
+    def fake_bench(op_: str, contenders, peers=True, **_: object):
+        labels = [label for label, _ in contenders]
+        if "r01-c01" in labels:
+            raise KernelgenError(f"bench {op_}: the benchmark process failed (oom): out of memory")
+        return [bench_record(op_, label, 5.0 if label == "r01-c02" else 10.0) for label in labels]
+
+    monkeypatch.setattr(bench, "bench_files", fake_bench)
+    budget = Budget(rounds=1, candidates=2, tune_accepted=False)
+    run = loop.start(op, _Two(source), device="cuda", budget=budget).run_loop()
+    first, second = store.load_candidates(op, run.id)
+    assert first.status == "accepted" and first.bench is None
+    assert first.reason is not None and first.reason.startswith("not timed: bench silu_and_mul")
+    assert second.status == "accepted" and second.bench is not None
+    assert store.load_run(op, run.id).best == second.id
