@@ -369,6 +369,11 @@ class Budget(_Record):
         description="on CUDA, each accepted candidate's TUNE_SPACE searched as its child "
         "(--no-tune: kept as written)",
     )
+    first_accepted: bool = Field(
+        False,
+        description="stop once a candidate is accepted, the proposer's candidates judged in "
+        "its order (--first-accepted: its first correct one kept, the rest never judged)",
+    )
 
 
 class RunSettings(_Record):

@@ -114,6 +114,14 @@ def kernelbench(
             "time goes to the problems; tune the winners after)",
         ),
     ] = True,
+    first_accepted: Annotated[
+        bool,
+        typer.Option(
+            "--first-accepted",
+            help="each run stops at its first accepted candidate, judged in the proposer's "
+            "order (with --candidates 1, one a round: the fallbacks only where needed)",
+        ),
+    ] = False,
     promote: Annotated[
         bool,
         typer.Option(
@@ -151,6 +159,7 @@ def kernelbench(
         jobs=jobs,
         heavy=heavy,
         tune=tune,
+        first_accepted=first_accepted,
     )
 
     def event(message: str) -> None:

@@ -289,6 +289,13 @@ def optimize(
     tune: Annotated[
         bool, typer.Option(help="CUDA: search each accepted candidate's TUNE_SPACE as its child")
     ] = True,
+    first_accepted: Annotated[
+        bool,
+        typer.Option(
+            "--first-accepted",
+            help="stop at the first accepted candidate, judged in the proposer's order",
+        ),
+    ] = False,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
     from kernelgen.run.optimize import OptimizeOptions, optimize_op, resolve_ops
@@ -328,6 +335,7 @@ def optimize(
         ray=ray,
         promote=promote,
         tune=tune,
+        first_accepted=first_accepted,
     )
     for name in names:
         if json_out:

@@ -109,6 +109,8 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
         cmd += ["--no-promote"]
     if not settings.tune:
         cmd += ["--no-tune"]
+    if settings.first_accepted:
+        cmd += ["--first-accepted"]
     if resume is not None:
         return [*cmd, "--resume", resume, "--json"]
     cmd += ["--proposer", proposer, "--rounds", str(settings.rounds)]

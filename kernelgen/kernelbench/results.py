@@ -161,6 +161,9 @@ class SuiteSettings(_Record):
     tune: bool = Field(
         True, description="accepted candidates tuned in each run (--no-tune: kept as written)"
     )
+    first_accepted: bool = Field(
+        False, description="each run stopped at its first accepted candidate (--first-accepted)"
+    )
     promote: bool = Field(
         False,
         description="accepted problems promoted into generated/ (--promote); by default a "

@@ -71,6 +71,7 @@ class SuiteOptions(BaseModel):
     jobs: int = 1
     heavy: int = 1
     tune: bool = True
+    first_accepted: bool = False
 
 
 Events = Callable[[str], None]
@@ -158,6 +159,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         jobs=o.jobs,
         heavy=o.heavy,
         tune=o.tune,
+        first_accepted=o.first_accepted,
         promote=o.promote,
     )
 

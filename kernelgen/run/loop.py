@@ -203,6 +203,11 @@ class Loop:
             return f"target reached: every shape at >= {self.budget.target_pct:.0f}% of its limit"
         return None
 
+    def first_accepted(self) -> str | None:
+        if self.budget.first_accepted and any(r.status == "accepted" for r in self.records):
+            return "a candidate was accepted (--first-accepted)"
+        return None
+
     # ---- judging one candidate --------------------------------------------------------------
 
     def _sync_usage(self) -> None:
@@ -287,13 +292,10 @@ class Loop:
         self.judging.close()
 
     def bench(self, rec: CandidateRecord) -> CandidateRecord:
-        """Time an accepted candidate against the best, interleaved; keep it if it wins.
-
-        A bench whose process fails (out of GPU memory beside another job's judge, a crash, a
-        timeout) leaves the candidate accepted and untimed, with why, and the run goes on: its
-        other candidates are still judged and timed (a run killed before its round ended times
-        it again on resume). A bad request or a missing GPU is the run's error, not the
-        candidate's."""
+        """Time an accepted candidate against the best, interleaved; keep it if it wins. A bench
+        process that fails (out of GPU memory beside another job's judge, a crash) leaves it
+        accepted and untimed, with why, and the run goes on (a resumed round times it again);
+        a bad request or a missing GPU is the run's error, not the candidate's."""
         try:
             return self.judging.bench(self, rec)
         except UsageError:
@@ -440,7 +442,7 @@ class Loop:
         stopped = None
         stale_rounds = 0
         for round_no in range(self.run.rounds_done + 1, self.budget.rounds + 1):
-            stopped = self.out_of_budget() or self.target_reached()
+            stopped = self.out_of_budget() or self.target_reached() or self.first_accepted()
             if stopped:
                 break
             best_before = self.best_id()
@@ -456,7 +458,12 @@ class Loop:
             self.run.rounds_done = round_no
             store.save_run(self.run)
             stale_rounds = stale_rounds + 1 if self.best_id() == best_before else 0
-            if self.device == "cuda" and stale_rounds >= self.budget.stagnation:
+            stopped = self.first_accepted()
+            if stopped:
+                break
+            # Under --first-accepted every round before the stop is one without a gain.
+            stagnates = self.device == "cuda" and not self.budget.first_accepted
+            if stagnates and stale_rounds >= self.budget.stagnation:
                 stopped = f"no gain in {stale_rounds} rounds"
                 break
         n = self.budget.rounds

@@ -54,6 +54,9 @@ class OptimizeOptions(BaseModel):
     # --no-tune: accepted candidates are not tuned; a suite on a GPU lease spends its time on
     # problems, and tunes its winners after (`--proposer tune` on a run's best).
     tune: bool = True
+    # --first-accepted: the run stops at its first accepted candidate (a suite on a GPU lease,
+    # the agent's files in its order of preference: the fallbacks are judged only if needed).
+    first_accepted: bool = False
 
 
 class CandidateSummary(BaseModel):
@@ -257,6 +260,7 @@ def _optimize(
             time_limit_s=options.time_limit_s,
             target_pct=options.target_pct,
             tune_accepted=options.tune,
+            first_accepted=options.first_accepted,
         )
         runner = loop.start(
             op,

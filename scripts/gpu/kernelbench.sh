@@ -6,7 +6,7 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=1] [RETRY=1] [TUNE=0] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [HEAVY=1] [RETRY=1] [TUNE=0] [FIRST=1] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
@@ -15,7 +15,9 @@
 # one problem alone, each other job's timings waited for on top. HEAVY of the jobs at most work
 # on problems past a job's share of GPU memory (kernelgen/kernelbench/jobs.py): 1 on an 80 GB
 # H100, where three at once ran it out of memory. TUNE=0: accepted candidates kept as written
-# (--no-tune), the lease spent on the problems.
+# (--no-tune), the lease spent on the problems. FIRST=1: a problem's candidate files judged one
+# a round in their order, its run stopped at the first accepted (--first-accepted): the agent's
+# fallbacks (a b_ieee.py behind an a_pieces.py) cost the lease nothing where the first is right.
 #
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
@@ -37,7 +39,9 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
   --proposer files --source evaluations/kernelbench/candidates \
   --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" --heavy "${HEAVY:-1}" \
-  --rounds 1 --candidates 4 --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
+  $([ "${FIRST:-0}" = 1 ] && echo --rounds 4 --candidates 1 --first-accepted \
+    || echo --rounds 1 --candidates 4) \
+  --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
   $([ "${TUNE:-1}" = 0 ] && echo --no-tune) \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"

@@ -164,6 +164,10 @@ def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
     # --no-tune passes through: accepted candidates kept as written.
     assert "--no-tune" not in _command(p, kept, "files", None)
     assert "--no-tune" in _command(p, kept.model_copy(update={"tune": False}), "files", None)
+    # So does --first-accepted: the fallbacks judged only where the first is rejected.
+    first = kept.model_copy(update={"first_accepted": True})
+    assert "--first-accepted" not in _command(p, kept, "files", None)
+    assert "--first-accepted" in _command(p, first, "files", None)
 
 
 # ---- several problems at once (--jobs) ----------------------------------------------------------

@@ -347,16 +347,20 @@ def test_promotion_keeps_its_bench_against_the_library(
 
 
 class _Two(_OneShot):
-    """Two candidates in one round: the seed with 8 warps, then with 2."""
+    """Two candidates, k a call as the files proposer hands them out: the seed with 8 warps,
+    then with 2."""
 
     def propose(self, ctx, k):  # noqa: ANN001, ANN201
         from kernelgen.propose.base import Proposal
 
-        if self.done:
-            return []
-        self.done = True
-        other = self.source.replace('"num_warps": 8}', '"num_warps": 2}')
-        return [Proposal(source=self.source, name="eight"), Proposal(source=other, name="two")]
+        if not hasattr(self, "left"):
+            other = self.source.replace('"num_warps": 8}', '"num_warps": 2}')
+            self.left = [
+                Proposal(source=self.source, name="eight"),
+                Proposal(source=other, name="two"),
+            ]
+        batch, self.left = self.left[:k], self.left[k:]
+        return batch
 
 
 def test_a_bench_that_fails_leaves_its_candidate_untimed_and_the_run_going(
@@ -394,3 +398,44 @@ def test_a_bench_that_fails_leaves_its_candidate_untimed_and_the_run_going(
     assert first.reason is not None and first.reason.startswith("not timed: bench silu_and_mul")
     assert second.status == "accepted" and second.bench is not None
     assert store.load_run(op, run.id).best == second.id
+
+
+@pytest.mark.parametrize("first_right", [True, False])
+def test_first_accepted_stops_at_the_first_correct_candidate(
+    project: Path, monkeypatch: pytest.MonkeyPatch, first_right: bool
+) -> None:
+    """--first-accepted, one candidate a round: the proposer's fallback is judged only where
+    its first choice is rejected, and a rejected round does not count as stagnation."""
+    import kernelgen.bench as bench
+
+    op = "silu_and_mul"
+    source = (
+        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
+    )
+    wrong = 'num_warps": 8' if not first_right else "never in a source"
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
+
+    def fake_verify(op_: str, path: Path, *, device: str, seed: int | None = None, **_: object):
+        ok = wrong not in Path(path).read_text()
+        return Verdict(
+            op=op_, candidate=str(path), sha256="x", accepted=ok, device="cuda", seed=0,
+            seconds=0.1, category=None if ok else "incorrect", reason=None if ok else "wrong",
+        )  # fmt: skip
+
+    monkeypatch.setattr("kernelgen.verify.verify_candidate", fake_verify)
+    monkeypatch.setattr(
+        bench,
+        "bench_files",
+        lambda op_, contenders, peers=True, **_: [
+            bench_record(op_, label, 5.0 if label.startswith("r0") else 10.0)
+            for label, _ in contenders
+        ],
+    )
+    budget = Budget(rounds=4, candidates=1, tune_accepted=False, first_accepted=True)
+    run = loop.start(op, _Two(source), device="cuda", budget=budget).run_loop()
+    judged = [(r.id, r.status) for r in store.load_candidates(op, run.id)]
+    if first_right:
+        assert judged == [("r01-c01", "accepted")]
+    else:
+        assert judged == [("r01-c01", "rejected"), ("r02-c01", "accepted")]
+    assert run.stopped == "a candidate was accepted (--first-accepted)"
