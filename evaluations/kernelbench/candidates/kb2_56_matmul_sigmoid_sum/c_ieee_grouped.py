@@ -1,0 +1,149 @@
+"""kb2_56_matmul_sigmoid_sum: y = x @ W^T + b; out[m, 0] = sum_n sigmoid(y[m, n]).
+
+The [M, N] result is never written: each GEMM program sums sigmoid(y) = 1 / (1 + exp(-y)) over
+its tile's valid columns and writes one partial per (row, N tile) into an [M, N / BLOCK_N]
+buffer; a second kernel adds a row's partials (a loop over them: N / BLOCK_N is up to 512 at
+BLOCK_N = 64). NaN anywhere in a row reaches its sum, as in torch.
+
+GEMM with tl.dot(..., input_precision="ieee"): exact fp32 FMAs on the CUDA cores (never TF32),
+the safe fallback of a_pieces.py (bf16 pieces on the tensor cores), same tiling and epilogue.
+
+Traffic at the problem's size (M=128, N=K=32768): w read once (4.3 GB: every program reads its
+own w tile, the single M tile covers the batch), x (16 MB, from L2 after the first reads), the
+partials (128 x 256 floats) twice; torch eager also writes and reads the 16 MB result twice. The
+GEMM's 275 GFLOP decide the time.
+
+Accumulation order (the change from b_ieee.py, which this file replaces): there each output was one
+fp32 FMA chain through all of K (32768 terms at this problem's size), and its rounding grows with
+the chain. Here _gemm_tile sums K in two levels: a fresh FMA chain per 8 * BLOCK_K terms (256 at
+BLOCK_K 32), added into the running total once per group (K / 256 adds). Simulated in numpy (one
+exact FMA per term) against float64, the one-chain order's RMS error was 2.3x torch's fp32 CPU GEMM
+at K = 1024, 3.0-4.4x at 2048-4096, 5.5-6.2x at 8192, 7.5-8.2x at 16384 and 9-11x at 32768, past
+the judge's 2x; the b_ieee twins of kb1_14..18 were rejected on the H100 for the same chain. The
+two-level order's was 1.0-1.3x at every K. Same loads, tiles and FLOPs; one more register tile.
+"""
+
+import functools
+
+import torch
+import triton
+import triton.language as tl
+from kernelgen_ops._runtime import nearest_bucket
+
+# Tiles are free: every point gives the same answer (masks cover the edges), only speed differs.
+TUNE_SPACE = {
+    "BLOCK_M": [64, 128],
+    "BLOCK_N": [64, 128],
+    "BLOCK_K": [32, 64],
+    "num_warps": [4, 8],
+    "num_stages": [2, 3],
+}
+DEFAULT_CONFIG = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "num_warps": 8, "num_stages": 3}
+TUNED: dict[str, dict[str, int]] = {}
+SUM_BLOCK = 512  # partials a row's sum reads at a time
+
+
+@triton.jit
+def _gemm_tile(
+    x_ptr,  # *fp32, [M, K], any strides
+    w_ptr,  # *fp32, [N, K] (nn.Linear's weight), any strides
+    M, N, K,  # the GEMM's sizes
+    stride_xm, stride_xk, stride_wn, stride_wk,  # elements between rows / columns
+    rm, rn,  # this tile's rows of x and rows of w
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):  # fmt: skip
+    """acc[i, j] = sum_k x[rm[i], k] * w[rn[j], k] in fp32 FMAs (input_precision="ieee": never
+    TF32); rows and columns out of range are 0."""
+    rk = tl.arange(0, BLOCK_K)
+    x_rows = x_ptr + rm.to(tl.int64)[:, None] * stride_xm
+    w_cols = w_ptr + rn.to(tl.int64)[None, :] * stride_wn
+    m_ok = rm[:, None] < M
+    n_ok = rn[None, :] < N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # Two levels: a fresh partial over each 8 * BLOCK_K terms, then one fp32 add per group
+    # into acc. grp leaves its loop as a loop result, so Triton cannot fold `acc + grp` back
+    # into one dot chain as it folds `acc + tl.dot(a, b)`.
+    for g0 in range(0, K, 8 * BLOCK_K):
+        grp = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in range(g0, tl.minimum(g0 + 8 * BLOCK_K, K), BLOCK_K):
+            ks = k0 + rk
+            xt = tl.load(
+                x_rows + ks[None, :].to(tl.int64) * stride_xk,
+                mask=m_ok & (ks[None, :] < K),
+                other=0.0,
+            )
+            wt = tl.load(  # w^T tile, [BLOCK_K, BLOCK_N], from w's [N, K] rows
+                w_cols + ks[:, None].to(tl.int64) * stride_wk,
+                mask=(ks[:, None] < K) & n_ok,
+                other=0.0,
+            )
+            grp = tl.dot(xt, wt, grp, input_precision="ieee")
+        acc += grp
+    return acc
+
+
+@triton.jit
+def _gemm_sigmoid_partial_kernel(
+    part_ptr,  # *fp32, [M, NT], contiguous: per (row, N tile) sums of sigmoid(y)
+    x_ptr,  # *fp32, [M, K], any strides
+    w_ptr,  # *fp32, [N, K], any strides
+    b_ptr,  # *fp32, [N]: the Linear's bias
+    M, N, K, NT,  # the GEMM's sizes; NT = cdiv(N, BLOCK_N)
+    stride_xm, stride_xk, stride_wn, stride_wk,  # elements between rows / columns
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):  # fmt: skip
+    pid = tl.program_id(0)
+    num_m = tl.cdiv(M, BLOCK_M)
+    pid_n = pid // num_m
+    rm = (pid % num_m) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = _gemm_tile(
+        x_ptr, w_ptr, M, N, K, stride_xm, stride_xk, stride_wn, stride_wk, rm, rn,
+        BLOCK_M, BLOCK_N, BLOCK_K,
+    )  # fmt: skip
+    n_ok = rn < N
+    b = tl.load(b_ptr + rn, mask=n_ok, other=0.0)
+    s = 1.0 / (1.0 + tl.exp(-(acc + b[None, :])))
+    s = tl.where(n_ok[None, :], s, 0.0)
+    tl.store(part_ptr + rm.to(tl.int64) * NT + pid_n, tl.sum(s, axis=1), mask=rm < M)
+
+
+@triton.jit
+def _row_sum_kernel(
+    y_ptr,  # *fp32, [M]: the output (its [M, 1] storage)
+    part_ptr,  # *fp32, [M, NT], contiguous
+    NT,  # partials per row
+    BLOCK: tl.constexpr,
+):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    total = tl.zeros((BLOCK,), dtype=tl.float32)
+    for c0 in range(0, NT, BLOCK):
+        total += tl.load(part_ptr + row * NT + c0 + cols, mask=c0 + cols < NT, other=0.0)
+    tl.store(y_ptr + row, tl.sum(total, axis=0))
+
+
+@functools.lru_cache(maxsize=256)
+def _config(*dims: int) -> dict[str, int]:
+    return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
+
+
+def kb2_56_matmul_sigmoid_sum(x, linear_weight, linear_bias) -> torch.Tensor:
+    m, k = x.shape
+    n = linear_weight.shape[0]
+    y = torch.empty((m, 1), dtype=x.dtype, device=x.device)
+    if m == 0:
+        return y
+    cfg = dict(_config(m, n, k))
+    # A tile no taller than the batch (tl.dot's least is 16): small batches waste no rows.
+    block_m = min(cfg.pop("BLOCK_M"), max(16, triton.next_power_of_2(m)))
+    nt = triton.cdiv(n, cfg["BLOCK_N"])
+    part = torch.empty((m, nt), dtype=torch.float32, device=x.device)
+    _gemm_sigmoid_partial_kernel[(triton.cdiv(m, block_m) * nt,)](
+        part, x, linear_weight, linear_bias.contiguous(), m, n, k, nt,
+        x.stride(0), x.stride(1), linear_weight.stride(0), linear_weight.stride(1),
+        BLOCK_M=block_m, **cfg,
+    )  # fmt: skip
+    block = min(SUM_BLOCK, triton.next_power_of_2(nt))
+    _row_sum_kernel[(m,)](y, part, nt, BLOCK=block, num_warps=4)
+    return y
