@@ -369,6 +369,12 @@ class Budget(_Record):
         description="on CUDA, each accepted candidate's TUNE_SPACE searched as its child "
         "(--no-tune: kept as written)",
     )
+    bench_accepted: bool = Field(
+        True,
+        description="on CUDA, each accepted candidate timed against the best (--no-bench: "
+        "untimed, the first accepted of an operator without a seed its best; a suite that "
+        "times it as KernelBench does)",
+    )
     first_accepted: bool = Field(
         False,
         description="stop once a candidate is accepted, the proposer's candidates judged in "

@@ -122,6 +122,13 @@ def kernelbench(
             "order (with --candidates 1, one a round: the fallbacks only where needed)",
         ),
     ] = False,
+    bench: Annotated[
+        bool,
+        typer.Option(
+            help="time each accepted candidate in its run too (--no-bench: only KernelBench's "
+            "timing of it, which the suite makes anyway)",
+        ),
+    ] = True,
     promote: Annotated[
         bool,
         typer.Option(
@@ -160,6 +167,7 @@ def kernelbench(
         heavy=heavy,
         tune=tune,
         first_accepted=first_accepted,
+        bench=bench,
     )
 
     def event(message: str) -> None:

@@ -296,6 +296,13 @@ def optimize(
             help="stop at the first accepted candidate, judged in the proposer's order",
         ),
     ] = False,
+    bench: Annotated[
+        bool,
+        typer.Option(
+            help="CUDA: time each accepted candidate against the best (--no-bench: untimed; "
+            "without a seed the first accepted is the best)",
+        ),
+    ] = True,
 ):
     """Run the loop: propose, verify, tune, bench and keep the best; promote on CUDA."""
     from kernelgen.run.optimize import OptimizeOptions, optimize_op, resolve_ops
@@ -336,6 +343,7 @@ def optimize(
         promote=promote,
         tune=tune,
         first_accepted=first_accepted,
+        bench=bench,
     )
     for name in names:
         if json_out:

@@ -111,6 +111,8 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
         cmd += ["--no-tune"]
     if settings.first_accepted:
         cmd += ["--first-accepted"]
+    if not settings.bench:
+        cmd += ["--no-bench"]
     if resume is not None:
         return [*cmd, "--resume", resume, "--json"]
     cmd += ["--proposer", proposer, "--rounds", str(settings.rounds)]

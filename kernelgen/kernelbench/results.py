@@ -164,6 +164,11 @@ class SuiteSettings(_Record):
     first_accepted: bool = Field(
         False, description="each run stopped at its first accepted candidate (--first-accepted)"
     )
+    bench: bool = Field(
+        True,
+        description="accepted candidates timed in their runs (--no-bench: by KernelBench's "
+        "timing only)",
+    )
     promote: bool = Field(
         False,
         description="accepted problems promoted into generated/ (--promote); by default a "

@@ -72,6 +72,7 @@ class SuiteOptions(BaseModel):
     heavy: int = 1
     tune: bool = True
     first_accepted: bool = False
+    bench: bool = True
 
 
 Events = Callable[[str], None]
@@ -160,6 +161,7 @@ def _settings(o: SuiteOptions, old: SuiteSettings | None) -> SuiteSettings:
         heavy=o.heavy,
         tune=o.tune,
         first_accepted=o.first_accepted,
+        bench=o.bench,
         promote=o.promote,
     )
 

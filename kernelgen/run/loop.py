@@ -27,7 +27,8 @@ from kernelgen.records import (
     RunSettings,
     Usage,
 )
-from kernelgen.run.judging import Judging, LocalJudging, Observer
+from kernelgen.run import stops
+from kernelgen.run.judging import Judging, LocalJudging, Observer, first_best
 from kernelgen.spec import OpSpec, ScalarInput, TensorInput, has_seed, load_spec, seed_path
 
 HARDWARE = (
@@ -177,36 +178,7 @@ class Loop:
     # ---- budget ------------------------------------------------------------------------------
 
     def out_of_budget(self) -> str | None:
-        b, usage = self.budget, self.run.usage
-        if b.time_limit_s is not None and self._elapsed() >= b.time_limit_s:
-            return f"time limit of {b.time_limit_s:.0f} s reached"
-        if b.max_tokens_total is not None and usage.tokens >= b.max_tokens_total:
-            return f"token budget of {b.max_tokens_total} reached ({usage.tokens} used)"
-        if (
-            b.max_cost_usd is not None
-            and usage.cost_usd is not None
-            and usage.cost_usd >= b.max_cost_usd
-        ):
-            return f"cost budget of ${b.max_cost_usd:.2f} reached (${usage.cost_usd:.4f} spent)"
-        return None
-
-    def target_reached(self) -> str | None:
-        bench = self.best_bench()
-        if self.budget.target_pct is None or bench is None or not bench.shapes:
-            return None
-        worst = (
-            min(s.limit_pct for s in bench.shapes if s.bound != "launch")
-            if any(s.bound != "launch" for s in bench.shapes)
-            else None
-        )
-        if worst is not None and worst >= self.budget.target_pct:
-            return f"target reached: every shape at >= {self.budget.target_pct:.0f}% of its limit"
-        return None
-
-    def first_accepted(self) -> str | None:
-        if self.budget.first_accepted and any(r.status == "accepted" for r in self.records):
-            return "a candidate was accepted (--first-accepted)"
-        return None
+        return stops.out_of_budget(self.budget, self.run.usage, self._elapsed())
 
     # ---- judging one candidate --------------------------------------------------------------
 
@@ -296,6 +268,11 @@ class Loop:
         process that fails (out of GPU memory beside another job's judge, a crash) leaves it
         accepted and untimed, with why, and the run goes on (a resumed round times it again);
         a bad request or a missing GPU is the run's error, not the candidate's."""
+        if not self.budget.bench_accepted:  # as on the CPU: untimed, it beats no seed
+            best = first_best(self)
+            rec = rec.model_copy(update={"reason": "not timed (--no-bench)", "became_best": best})
+            self.save(rec)
+            return rec
         try:
             return self.judging.bench(self, rec)
         except UsageError:
@@ -442,7 +419,11 @@ class Loop:
         stopped = None
         stale_rounds = 0
         for round_no in range(self.run.rounds_done + 1, self.budget.rounds + 1):
-            stopped = self.out_of_budget() or self.target_reached() or self.first_accepted()
+            stopped = (
+                self.out_of_budget()
+                or stops.target_reached(self.budget, self.best_bench())
+                or stops.first_accepted(self.budget, self.records)
+            )
             if stopped:
                 break
             best_before = self.best_id()
@@ -458,7 +439,7 @@ class Loop:
             self.run.rounds_done = round_no
             store.save_run(self.run)
             stale_rounds = stale_rounds + 1 if self.best_id() == best_before else 0
-            stopped = self.first_accepted()
+            stopped = stops.first_accepted(self.budget, self.records)
             if stopped:
                 break
             # Under --first-accepted every round before the stop is one without a gain.

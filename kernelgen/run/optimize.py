@@ -57,6 +57,9 @@ class OptimizeOptions(BaseModel):
     # --first-accepted: the run stops at its first accepted candidate (a suite on a GPU lease,
     # the agent's files in its order of preference: the fallbacks are judged only if needed).
     first_accepted: bool = False
+    # --no-bench: accepted candidates are not timed in the run (a KernelBench suite times each
+    # as KernelBench does, after the run: the pipeline's own bench would time it twice).
+    bench: bool = True
 
 
 class CandidateSummary(BaseModel):
@@ -261,6 +264,7 @@ def _optimize(
             target_pct=options.target_pct,
             tune_accepted=options.tune,
             first_accepted=options.first_accepted,
+            bench_accepted=options.bench,
         )
         runner = loop.start(
             op,

@@ -6,7 +6,7 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=1] [RETRY=1] [TUNE=0] [FIRST=1] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [HEAVY=1] [RETRY=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
@@ -18,6 +18,10 @@
 # (--no-tune), the lease spent on the problems. FIRST=1: a problem's candidate files judged one
 # a round in their order, its run stopped at the first accepted (--first-accepted): the agent's
 # fallbacks (a b_ieee.py behind an a_pieces.py) cost the lease nothing where the first is right.
+# BENCH=0: the run does not time its accepted candidate (--no-bench); KernelBench's timing of it,
+# which follows each run, is the suite's figure, and the pipeline's own bench would time it again
+# (about 20 s of a heavy problem's 65-90 s on the H100, under the GPU lock the other jobs'
+# timings wait on).
 #
 # The suite's state (evaluations/kernelbench/NAME.json) and every run it made are packed into
 # $OUT/results.tgz every 20 s and at the end, so a call cut short keeps what it finished; the
@@ -42,7 +46,7 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   $([ "${FIRST:-0}" = 1 ] && echo --rounds 4 --candidates 1 --first-accepted \
     || echo --rounds 1 --candidates 4) \
   --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
-  $([ "${TUNE:-1}" = 0 ] && echo --no-tune) \
+  $([ "${TUNE:-1}" = 0 ] && echo --no-tune) $([ "${BENCH:-1}" = 0 ] && echo --no-bench) \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"
 grep -vE "^\s*$" "$OUT/suite.log" | tail -n 60 | cut -c1-240

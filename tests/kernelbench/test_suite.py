@@ -168,6 +168,9 @@ def test_a_suite_measures_and_does_not_ship_unless_asked() -> None:
     first = kept.model_copy(update={"first_accepted": True})
     assert "--first-accepted" not in _command(p, kept, "files", None)
     assert "--first-accepted" in _command(p, first, "files", None)
+    untimed = kept.model_copy(update={"bench": False})
+    assert "--no-bench" not in _command(p, kept, "files", None)
+    assert "--no-bench" in _command(p, untimed, "files", None)
 
 
 # ---- several problems at once (--jobs) ----------------------------------------------------------

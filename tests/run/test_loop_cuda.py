@@ -439,3 +439,36 @@ def test_first_accepted_stops_at_the_first_correct_candidate(
     else:
         assert judged == [("r01-c01", "rejected"), ("r02-c01", "accepted")]
     assert run.stopped == "a candidate was accepted (--first-accepted)"
+
+
+def test_no_bench_keeps_the_first_accepted_untimed(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--no-bench: an accepted candidate is not timed in its run (a KernelBench suite times it
+    as KernelBench does), and for an operator without a seed the first accepted is the best."""
+    import kernelgen.bench as bench
+
+    def no_bench(*_: object, **__: object):
+        raise AssertionError("timed under --no-bench")
+
+    op = "silu_and_mul"
+    source = (
+        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
+    )
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
+    monkeypatch.setattr(
+        "kernelgen.verify.verify_candidate",
+        lambda op_, path, *, device, seed=None, **_: Verdict(
+            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
+            seconds=0.1,
+        ),
+    )  # fmt: skip
+    monkeypatch.setattr(bench, "bench_files", no_bench)
+    monkeypatch.setattr(loop, "has_seed", lambda op_: False)
+    monkeypatch.setattr("kernelgen.run.judging.has_seed", lambda op_: False)
+    budget = Budget(rounds=1, candidates=2, tune_accepted=False, bench_accepted=False)
+    run = loop.start(op, _Two(source), device="cuda", budget=budget).run_loop()
+    first, second = store.load_candidates(op, run.id)
+    assert (first.became_best, second.became_best) == (True, False)
+    assert first.bench is None and first.reason == "not timed (--no-bench)"
+    assert store.load_run(op, run.id).best == first.id
