@@ -247,6 +247,9 @@ def _table(rows) -> Table:  # noqa: ANN001 - scores.Row
         kb = "-" if r.kb_correct is None else ("yes" if r.kb_correct else "no")
         name = Text(f"{r.level}:{r.problem} ", style="bold").append(r.op)
         t.add_row(name, word, kb, _x(r.speedup_vs_eager), _x(r.speedup_vs_compile))
+    # Whose figures they are: an H100's are not the H200's the published ones are set beside.
+    gpus = sorted({r.device for r in rows if r.device not in (None, "cpu", "cuda")})
+    t.caption = f"measured on {', '.join(gpus)}" if gpus else None
     return t
 
 

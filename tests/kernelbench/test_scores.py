@@ -132,3 +132,7 @@ def test_a_row_names_the_gpu_of_its_run(tmp_path: Path, monkeypatch: pytest.Monk
     p = _p(1, 1, "accepted", kb_correct=True, run="r", candidate="c")
     assert row(p).device == "NVIDIA H100 80GB HBM3"
     assert row(_p(1, 2, "rejected", run="gone")).device == "cuda"  # no run record: the kind
+    record = SuiteRecord(name="suite", settings=_record().settings, problems=[p])
+    store.write_atomic(state_path("suite"), record.model_dump_json())
+    text = CliRunner().invoke(app, ["report", "kernelbench"], terminal_width=200)
+    assert text.exit_code == 0 and "measured on NVIDIA H100 80GB HBM3" in text.output
