@@ -87,8 +87,9 @@ def _long_row_kernel(
         s = s * tl.exp(m - base) + tl.exp(x - base)
         m = m_new
     big = tl.max(m, axis=0)
-    # Lanes of -inf only add nothing; a NaN or +inf lane carries s = NaN into the total.
-    total = tl.sum(tl.where(m == -float("inf"), 0.0, s * tl.exp(m - big)), axis=0)
+    # Lanes of -inf only add nothing; a NaN or +inf lane carries s = NaN into the total,
+    # even one whose max stayed -inf (max.f32 drops a NaN met by -inf: NaN among -infs).
+    total = tl.sum(tl.where((m == -float("inf")) & (s == s), 0.0, s * tl.exp(m - big)), axis=0)
     # All of the row -inf: torch gives NaN throughout, and 0 * inf here gives it too.
     inv = tl.where(big == -float("inf"), float("nan"), 1.0 / total)
     n_steps = tl.cdiv(n_cols, BLOCK)
@@ -141,7 +142,9 @@ def _chunk_write_kernel(
     ms = tl.load(at, mask=k < n_chunks, other=-float("inf"))
     ss = tl.load(at + 1, mask=k < n_chunks, other=0.0)
     big = tl.max(ms, axis=0)
-    total = tl.sum(tl.where(ms == -float("inf"), 0.0, ss * tl.exp(ms - big)), axis=0)
+    # A chunk of -inf only adds nothing; one whose sum is NaN (a NaN among -infs) keeps it.
+    live = (ms > -float("inf")) | (ss != ss)
+    total = tl.sum(tl.where(live, ss * tl.exp(ms - big), 0.0), axis=0)
     inv = tl.where(big == -float("inf"), float("nan"), 1.0 / total)
     cols = chunk * CHUNK + tl.arange(0, CHUNK)
     mask = cols < n_cols
