@@ -9,6 +9,10 @@ memory in every one of those steps, and a problem that died so got no verdict
 at a time (--heavy: more, on a GPU with the memory), and the light ones (level 2's fusions at
 their sizes, level 1's matmuls) run beside it. A job that finds only heavy problems left while
 the heavy ones allowed are under way waits for one to end.
+
+A problem rejected for GPU memory (`oom`) while other jobs shared the GPU may have been short of
+what they held, not of what its candidate asked for: it is attempted once more at the end, alone
+on the GPU, and that verdict is the one kept.
 """
 
 from __future__ import annotations
@@ -65,24 +69,38 @@ class Queue:
         self._heavy, self._at_once = heavy, at_once
         self._stopping = stopping
         self._busy = 0  # heavy problems being worked on
+        self._running = 0  # problems being worked on
+        self._alone: list[SuiteProblem] = []  # to attempt again with nothing beside them
         self._cond = threading.Condition()
 
     def take(self) -> SuiteProblem | None:
         """The next problem this job may work on, waiting while only heavy ones are left and
-        as many as allowed are under way; None once none is left or the suite is stopping."""
+        as many as allowed are under way, or while one to work on alone waits for the others
+        to end; None once none is left or the suite is stopping."""
         with self._cond:
-            while self._left and not self._stopping.is_set():
-                for i, p in enumerate(self._left):
-                    if p.key not in self._heavy or self._busy < self._at_once:
-                        self._busy += p.key in self._heavy
-                        return self._left.pop(i)
+            while (self._left or self._alone) and not self._stopping.is_set():
+                if self._left:
+                    for i, p in enumerate(self._left):
+                        if p.key not in self._heavy or self._busy < self._at_once:
+                            self._busy += p.key in self._heavy
+                            self._running += 1
+                            return self._left.pop(i)
+                elif self._running == 0:
+                    self._running = -1  # alone: no other job takes anything meanwhile
+                    return self._alone.pop(0)
                 self._cond.wait(timeout=1.0)  # woken by done(); the timeout sees a stop
             return None
 
-    def done(self, p: SuiteProblem) -> None:
+    def done(self, p: SuiteProblem, again_alone: bool = False) -> None:
+        """`p` ended; `again_alone`: attempt it once more at the end, alone on the GPU."""
         with self._cond:
-            if p.key in self._heavy:
-                self._busy -= 1
+            if self._running == -1:
+                self._running = 0
+            else:
+                self._running -= 1
+                self._busy -= p.key in self._heavy
+                if again_alone:
+                    self._alone.append(p)
             self._cond.notify_all()
 
 
@@ -95,19 +113,22 @@ def each(
     heavy_at_once: int = 1,
 ) -> None:
     """`work` on every problem, `jobs` at a time, of them `heavy_at_once` of the heavy ones
-    (keys). The first error (an interrupt included) stops the suite: no problem starts after
-    it, and those running put nothing more."""
+    (keys); one rejected `oom` beside other jobs once more at the end, alone. The first error
+    (an interrupt included) stops the suite: no problem starts after it, and those running put
+    nothing more."""
     queue = Queue(todo, heavy or set(), stopping, heavy_at_once)
 
     def job() -> None:
         while (p := queue.take()) is not None:
+            again = False
             try:
                 work(p)
+                again = jobs > 1 and p.status == "rejected" and p.category == "oom"
             except BaseException:
                 stopping.set()  # at once: the other jobs take nothing more
                 raise
             finally:
-                queue.done(p)
+                queue.done(p, again_alone=again)
 
     if jobs == 1 or len(todo) <= 1:
         job()

@@ -234,6 +234,37 @@ def test_a_job_with_only_heavy_problems_left_waits_and_a_stop_ends_the_wait() ->
     assert jobs.Queue(_problems(1), set(), stopping).take() is None
 
 
+@pytest.mark.parametrize("n_jobs", [1, 3])
+def test_a_problem_rejected_oom_beside_others_is_tried_once_more_alone(n_jobs: int) -> None:
+    """A judge out of GPU memory while other jobs held some is not the candidate's verdict: the
+    problem is attempted again after every other one, with nothing beside it, and only once.
+    One job alone had the GPU to itself already."""
+    import threading
+    import time
+
+    from kernelgen.kernelbench import jobs
+
+    running, beside, order = [0], {}, []
+    guard = threading.Lock()
+
+    def work(p) -> None:  # noqa: ANN001 - a SuiteProblem
+        with guard:
+            running[0] += 1
+            order.append(p.problem)
+            beside.setdefault(p.problem, []).append(running[0] - 1)
+        time.sleep(0.05)
+        with guard:
+            running[0] -= 1
+        p.status, p.category = ("rejected", "oom") if p.problem in (2, 5) else ("accepted", None)
+
+    jobs.each(_problems(6), n_jobs, work, threading.Event(), set())
+    if n_jobs == 1:
+        assert order == [1, 2, 3, 4, 5, 6]
+        return
+    assert sorted(order) == [1, 2, 2, 3, 4, 5, 5, 6] and set(order[-2:]) == {2, 5}
+    assert beside[2][-1] == 0 and beside[5][-1] == 0  # the second attempts ran alone
+
+
 def test_a_failing_job_stops_the_others_from_taking_more() -> None:
     import threading
     import time
