@@ -6,15 +6,16 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=1] [RETRY=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [HEAVY=N] [RETRY=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
 # lock, the judges share it, and each problem's entry says how long it waited (lock_wait_s).
 # A run's time limit (BUDGET_S) counts its waits too, so by default it grows with JOBS: 240 s of
 # one problem alone, each other job's timings waited for on top. HEAVY of the jobs at most work
-# on problems past a job's share of GPU memory (kernelgen/kernelbench/jobs.py): 1 on an 80 GB
-# H100, where three at once ran it out of memory. TUNE=0: accepted candidates kept as written
+# on problems past a job's share of GPU memory (kernelgen/kernelbench/jobs.py): by default 1 on
+# an 80 GB H100, where three at once ran it out of memory, 2 on a GPU of 120 GB or more (an
+# H200's 141; untried there). TUNE=0: accepted candidates kept as written
 # (--no-tune), the lease spent on the problems. FIRST=1: a problem's candidate files judged one
 # a round in their order, its run stopped at the first accepted (--first-accepted): the agent's
 # fallbacks (a b_ieee.py behind an a_pieces.py) cost the lease nothing where the first is right.
@@ -31,6 +32,9 @@
 # state before it.
 . scripts/gpu/env.sh
 [ -n "${KB:-}" ] && [ -d "$KB" ] || { echo "KB=PATH: a KernelBench checkout's level folders" >&2; exit 2; }
+mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -1)
+HEAVY=${HEAVY:-$([ "${mib:-0}" -ge 120000 ] 2>/dev/null && echo 2 || echo 1)}
+echo "== heavy problems at once: $HEAVY (GPU memory ${mib:-?} MiB)"
 pack() {
   # shellcheck disable=SC2046 # one path per operator folder
   tar czf "$OUT/results.tgz.part" evaluations/kernelbench $(ls -d evaluations/kb[0-9]*_* 2>/dev/null) \
@@ -42,7 +46,7 @@ trap 'kill $packer 2>/dev/null; pack' EXIT
 timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   ${PROBLEMS:+--problems "$PROBLEMS"} --from "$KB" --device cuda \
   --proposer files --source evaluations/kernelbench/candidates \
-  --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" --heavy "${HEAVY:-1}" \
+  --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" --heavy "$HEAVY" \
   $([ "${FIRST:-0}" = 1 ] && echo --rounds 4 --candidates 1 --first-accepted \
     || echo --rounds 1 --candidates 4) \
   --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
