@@ -69,8 +69,10 @@ class Queue:
         self._heavy, self._at_once = heavy, at_once
         self._stopping = stopping
         self._busy = 0  # heavy problems being worked on
-        self._running = 0  # problems being worked on
+        self._under_way: set[tuple[int, int]] = set()  # keys being worked on
+        self._shared: set[tuple[int, int]] = set()  # keys worked on with another beside them
         self._alone: list[SuiteProblem] = []  # to attempt again with nothing beside them
+        self._alone_now = False  # one of them under way: no other job takes anything
         self._cond = threading.Condition()
 
     def take(self) -> SuiteProblem | None:
@@ -83,23 +85,26 @@ class Queue:
                     for i, p in enumerate(self._left):
                         if p.key not in self._heavy or self._busy < self._at_once:
                             self._busy += p.key in self._heavy
-                            self._running += 1
+                            if self._under_way:
+                                self._shared |= self._under_way | {p.key}
+                            self._under_way.add(p.key)
                             return self._left.pop(i)
-                elif self._running == 0:
-                    self._running = -1  # alone: no other job takes anything meanwhile
+                elif not self._under_way and not self._alone_now:
+                    self._alone_now = True
                     return self._alone.pop(0)
                 self._cond.wait(timeout=1.0)  # woken by done(); the timeout sees a stop
             return None
 
     def done(self, p: SuiteProblem, again_alone: bool = False) -> None:
-        """`p` ended; `again_alone`: attempt it once more at the end, alone on the GPU."""
+        """`p` ended; `again_alone`: attempt it once more at the end, alone on the GPU, if it
+        had another problem beside it at any time (alone, its verdict stands)."""
         with self._cond:
-            if self._running == -1:
-                self._running = 0
+            if self._alone_now:
+                self._alone_now = False
             else:
-                self._running -= 1
+                self._under_way.discard(p.key)
                 self._busy -= p.key in self._heavy
-                if again_alone:
+                if again_alone and p.key in self._shared:
                     self._alone.append(p)
             self._cond.notify_all()
 
@@ -123,7 +128,7 @@ def each(
             again = False
             try:
                 work(p)
-                again = jobs > 1 and p.status == "rejected" and p.category == "oom"
+                again = p.status == "rejected" and p.category == "oom"
             except BaseException:
                 stopping.set()  # at once: the other jobs take nothing more
                 raise

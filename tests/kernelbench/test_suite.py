@@ -238,7 +238,7 @@ def test_a_job_with_only_heavy_problems_left_waits_and_a_stop_ends_the_wait() ->
 def test_a_problem_rejected_oom_beside_others_is_tried_once_more_alone(n_jobs: int) -> None:
     """A judge out of GPU memory while other jobs held some is not the candidate's verdict: the
     problem is attempted again after every other one, with nothing beside it, and only once.
-    One job alone had the GPU to itself already."""
+    One that had the GPU to itself (one job, or the last problem) keeps its verdict."""
     import threading
     import time
 
@@ -263,6 +263,9 @@ def test_a_problem_rejected_oom_beside_others_is_tried_once_more_alone(n_jobs: i
         return
     assert sorted(order) == [1, 2, 2, 3, 4, 5, 5, 6] and set(order[-2:]) == {2, 5}
     assert beside[2][-1] == 0 and beside[5][-1] == 0  # the second attempts ran alone
+    order.clear()
+    jobs.each(_problems(2)[1:], n_jobs, work, threading.Event(), set())
+    assert order == [2]  # it had the GPU to itself: its verdict stands
 
 
 def test_a_failing_job_stops_the_others_from_taking_more() -> None:
