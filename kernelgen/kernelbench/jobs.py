@@ -44,7 +44,7 @@ def is_heavy(op: str, budget: int | None) -> bool:
     return budget is not None and weight(op) > budget
 
 
-def heavy_keys(todo: Iterable[SuiteProblem], device: str) -> set[str]:
+def heavy_keys(todo: Iterable[SuiteProblem], device: str) -> set[tuple[int, int]]:
     """The keys of the problems past one job's share of the GPU's memory (none on the CPU), read
     in the suite's environment, where KERNELGEN_TRUTH_SHARE is a job's share."""
     from kernelgen.verify.truth import device_budget
@@ -61,18 +61,17 @@ class Queue:
     def __init__(
         self,
         todo: list[SuiteProblem],
-        heavy: set[str],
+        heavy: set[tuple[int, int]],
         stopping: threading.Event,
         at_once: int = 1,
     ):
         self._left = sorted(todo, key=lambda p: p.key not in heavy)  # stable: order kept
         self._heavy, self._at_once = heavy, at_once
         self._stopping = stopping
-        self._busy = 0  # heavy problems being worked on
         self._under_way: set[tuple[int, int]] = set()  # keys being worked on
         self._shared: set[tuple[int, int]] = set()  # keys worked on with another beside them
         self._alone: list[SuiteProblem] = []  # to attempt again with nothing beside them
-        self._alone_now = False  # one of them under way: no other job takes anything
+        self._retried: set[tuple[int, int]] = set()  # keys attempted again alone (once only)
         self._cond = threading.Condition()
 
     def take(self) -> SuiteProblem | None:
@@ -81,17 +80,18 @@ class Queue:
         to end; None once none is left or the suite is stopping."""
         with self._cond:
             while (self._left or self._alone) and not self._stopping.is_set():
-                if self._left:
-                    for i, p in enumerate(self._left):
-                        if p.key not in self._heavy or self._busy < self._at_once:
-                            self._busy += p.key in self._heavy
-                            if self._under_way:
-                                self._shared |= self._under_way | {p.key}
-                            self._under_way.add(p.key)
-                            return self._left.pop(i)
-                elif not self._under_way and not self._alone_now:
-                    self._alone_now = True
-                    return self._alone.pop(0)
+                heavy_now = len(self._under_way & self._heavy)
+                for i, p in enumerate(self._left):
+                    if p.key not in self._heavy or heavy_now < self._at_once:
+                        if self._under_way:
+                            self._shared |= self._under_way | {p.key}
+                        self._under_way.add(p.key)
+                        return self._left.pop(i)
+                if not self._left and not self._under_way:
+                    p = self._alone.pop(0)
+                    self._retried.add(p.key)
+                    self._under_way.add(p.key)
+                    return p
                 self._cond.wait(timeout=1.0)  # woken by done(); the timeout sees a stop
             return None
 
@@ -99,13 +99,9 @@ class Queue:
         """`p` ended; `again_alone`: attempt it once more at the end, alone on the GPU, if it
         had another problem beside it at any time (alone, its verdict stands)."""
         with self._cond:
-            if self._alone_now:
-                self._alone_now = False
-            else:
-                self._under_way.discard(p.key)
-                self._busy -= p.key in self._heavy
-                if again_alone and p.key in self._shared:
-                    self._alone.append(p)
+            self._under_way.discard(p.key)
+            if again_alone and p.key in self._shared and p.key not in self._retried:
+                self._alone.append(p)
             self._cond.notify_all()
 
 
@@ -114,7 +110,7 @@ def each(
     jobs: int,
     work: Callable[[SuiteProblem], None],
     stopping: threading.Event,
-    heavy: set[str] | None = None,
+    heavy: set[tuple[int, int]] | None = None,
     heavy_at_once: int = 1,
 ) -> None:
     """`work` on every problem, `jobs` at a time, of them `heavy_at_once` of the heavy ones

@@ -269,19 +269,19 @@ class Loop:
         accepted and untimed, with why, and the run goes on (a resumed round times it again);
         a bad request or a missing GPU is the run's error, not the candidate's."""
         if not self.budget.bench_accepted:  # as on the CPU: untimed, it beats no seed
-            best = first_best(self)
-            rec = rec.model_copy(update={"reason": "not timed (--no-bench)", "became_best": best})
-            self.save(rec)
-            return rec
+            return self._untimed(rec, "not timed (--no-bench)", first_best(self))
         try:
             return self.judging.bench(self, rec)
         except UsageError:
             raise
         except KernelgenError as e:
             self.observer.event(f"{rec.id}: not timed: {e}")
-            rec = rec.model_copy(update={"reason": f"not timed: {e}", "became_best": False})
-            self.save(rec)
-            return rec
+            return self._untimed(rec, f"not timed: {e}", False)
+
+    def _untimed(self, rec: CandidateRecord, why: str, best: bool) -> CandidateRecord:
+        rec = rec.model_copy(update={"reason": why, "became_best": best})
+        self.save(rec)
+        return rec
 
     def next_best_seq(self) -> int | None:
         """The best_seq a new best takes: None in a run no pool has judged (its best is the
@@ -439,10 +439,8 @@ class Loop:
             self.run.rounds_done = round_no
             store.save_run(self.run)
             stale_rounds = stale_rounds + 1 if self.best_id() == best_before else 0
-            stopped = stops.first_accepted(self.budget, self.records)
-            if stopped:
-                break
-            # Under --first-accepted every round before the stop is one without a gain.
+            # Under --first-accepted every round before the stop is one without a gain; the
+            # next round's first check stops it.
             stagnates = self.device == "cuda" and not self.budget.first_accepted
             if stagnates and stale_rounds >= self.budget.stagnation:
                 stopped = f"no gain in {stale_rounds} rounds"
