@@ -160,6 +160,20 @@ def test_tune_run_on_cuda_keeps_the_faster_and_promotes(
     assert promoted == [(op, run.id, "r01-c01")] and run.promoted
 
 
+def _accepting(project: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """silu_and_mul's seed with 8 warps, on a faked H200 whose judge accepts every candidate."""
+    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
+    monkeypatch.setattr(
+        "kernelgen.verify.verify_candidate",
+        lambda op_, path, *, device, seed=None, **_: Verdict(
+            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
+            seconds=0.1,
+        ),
+    )  # fmt: skip
+    seed = (project / "seeds" / "silu_and_mul.py").read_text()
+    return seed.replace('"num_warps": 4}', '"num_warps": 8}')
+
+
 class _OneShot:
     """A proposer that offers one candidate (the seed with more warps), then nothing."""
 
@@ -268,17 +282,7 @@ def test_no_tune_keeps_an_accepted_candidate_as_written(
     import kernelgen.propose.tune as tune_mod
 
     op = "silu_and_mul"
-    source = (
-        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
-    )
-    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
-    monkeypatch.setattr(
-        "kernelgen.verify.verify_candidate",
-        lambda op_, path, *, device, seed=None, **_: Verdict(
-            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
-            seconds=0.1,
-        ),
-    )  # fmt: skip
+    source = _accepting(project, monkeypatch)
     monkeypatch.setattr(
         bench,
         "bench_files",
@@ -372,17 +376,7 @@ def test_a_bench_that_fails_leaves_its_candidate_untimed_and_the_run_going(
     from kernelgen.errors import KernelgenError
 
     op = "silu_and_mul"
-    source = (
-        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
-    )
-    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
-    monkeypatch.setattr(
-        "kernelgen.verify.verify_candidate",
-        lambda op_, path, *, device, seed=None, **_: Verdict(
-            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
-            seconds=0.1,
-        ),
-    )  # fmt: skip
+    source = _accepting(project, monkeypatch)
 
     def fake_bench(op_: str, contenders, peers=True, **_: object):
         labels = [label for label, _ in contenders]
@@ -452,17 +446,7 @@ def test_no_bench_keeps_the_first_accepted_untimed(
         raise AssertionError("timed under --no-bench")
 
     op = "silu_and_mul"
-    source = (
-        (project / "seeds" / f"{op}.py").read_text().replace('"num_warps": 4}', '"num_warps": 8}')
-    )
-    monkeypatch.setattr("kernelgen.env.environment", lambda device: ENV)
-    monkeypatch.setattr(
-        "kernelgen.verify.verify_candidate",
-        lambda op_, path, *, device, seed=None, **_: Verdict(
-            op=op_, candidate=str(path), sha256="x", accepted=True, device="cuda", seed=0,
-            seconds=0.1,
-        ),
-    )  # fmt: skip
+    source = _accepting(project, monkeypatch)
     monkeypatch.setattr(bench, "bench_files", no_bench)
     monkeypatch.setattr(loop, "has_seed", lambda op_: False)
     monkeypatch.setattr("kernelgen.run.judging.has_seed", lambda op_: False)
