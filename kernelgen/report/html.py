@@ -125,18 +125,7 @@ def plots_html(plots: Plots) -> str:
 def history_html(d: ReportData) -> str:
     if not d.candidates:
         return '<p class="empty">No candidates yet.</p>'
-    header = [
-        "round",
-        "id",
-        "parent",
-        "proposer",
-        "verdict",
-        "category",
-        "reason",
-        "× best then",
-        "× seed",
-        "",
-    ]
+    header = list(fmt.HISTORY_HEADER)
     rows = []
     for c in d.candidates:
         cls = " ".join(

@@ -58,18 +58,7 @@ def render_markdown(d: ReportData) -> str:
             ]
             for c in d.candidates
         ]
-        header = [
-            "round",
-            "id",
-            "parent",
-            "proposer",
-            "verdict",
-            "category",
-            "reason",
-            "× best then",
-            "× seed",
-            "",
-        ]
+        header = list(fmt.HISTORY_HEADER)
         lines += _table(header, rows, "rllllllrrl")
         if any(c.speedup is not None or c.bench is not None for c in d.candidates):
             lines += ["", fmt.HISTORY_LEGEND]
