@@ -73,9 +73,10 @@ def unusable(p: SuiteProblem, settings: SuiteSettings, proposer: str) -> str | N
                 "seed (imported problems start from torch eager)"
             )
     elif proposer == "files":
-        folder = paths.root() / (settings.source or "") / op
-        if not settings.source or not any(folder.glob("*.py")):
-            return f"no proposer: no candidates for it (no *.py under {folder}/)"
+        # Named as given (relative to the repo root): the record is committed and read elsewhere.
+        given = Path(settings.source or ".") / op
+        if not settings.source or not any((paths.root() / given).glob("*.py")):
+            return f"no proposer: no candidates for it (no *.py under {given.as_posix()}/)"
     elif proposer == "replay":
         if not _runs(op, "llm", device):
             return f"no proposer: no llm run of {op} on {device} to replay"
