@@ -107,8 +107,6 @@ def candidate_word(c: CandidateRecord) -> str:
     return verdict_word(c.status, c.verdict.outcome if c.verdict is not None else None)
 
 
-# The two speedups of the history, said against what: a candidate is timed against the best of
-# its moment (interleaved, in one process), and the summary's figure is against the seed.
 # The candidate history's columns, as the Markdown and HTML reports head it.
 HISTORY_HEADER = (
     "round",
@@ -122,6 +120,8 @@ HISTORY_HEADER = (
     "× seed",
     "",
 )
+# The two speedups of the history, said against what: a candidate is timed against the best of
+# its moment (interleaved, in one process), and the summary's figure is against the seed.
 HISTORY_LEGEND = (
     "× best then: against the run's best when the candidate was judged (the seed or an earlier "
     "candidate), timed interleaved with it; × seed: against the seed, as the summary and the "
