@@ -91,6 +91,15 @@ def kernelbench(
         bool, typer.Option("--skip-conv", help="leave convolutions out, with that reason")
     ] = False,
     retry: Annotated[bool, typer.Option(help="attempt again what is not accepted")] = False,
+    redo: Annotated[
+        bool,
+        typer.Option(
+            "--redo",
+            help="attempt the --problems again, accepted ones too (new candidates in their "
+            "folders): the new run's best replaces the record's; where it accepts nothing, the "
+            "earlier run stands",
+        ),
+    ] = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -162,6 +171,7 @@ def kernelbench(
         checkout=str(checkout) if checkout else None,
         skip_conv=skip_conv,
         retry=retry,
+        redo=redo,
         promote=promote,
         jobs=jobs,
         heavy=heavy,

@@ -189,6 +189,11 @@ class SuiteProblem(_Record):
     proposer: str | None = Field(None, description="the proposer of its attempt")
     run: str | None = None
     candidate: str | None = Field(None, description="accepted: the candidate checked by KB")
+    replaces: str | None = Field(
+        None,
+        description="--redo of an accepted problem: its earlier run, which stands where the new "
+        "attempt accepts nothing",
+    )
     device: str | None = None
     started: str | None = Field(None, description="when its attempt began (finds its run)")
     finished: str | None = None

@@ -6,6 +6,9 @@ and after each step of each problem. A problem is marked running, with the time 
 began, before its run starts, so a suite killed at any point finds the run that attempt made and
 the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
 written when known. A second suite on the same state file is refused while one runs.
+--redo attempts named problems again, accepted ones too (faster candidates added to their
+folders); the earlier run is named in the entry (`replaces`) until the new one settles, and stands
+where the new one accepts nothing.
 
 With --jobs N, N problems are attempted at once, each in its own thread and processes, on its own
 copy of its entry, which it puts back into the record; the record is saved whole under one lock,
@@ -67,6 +70,7 @@ class SuiteOptions(BaseModel):
     checkout: str | None = None
     skip_conv: bool = False
     retry: bool = False
+    redo: bool = False
     promote: bool = False
     jobs: int = 1
     heavy: int = 1
@@ -96,6 +100,8 @@ def _check(o: SuiteOptions) -> None:
         raise UsageError(f"--jobs {o.jobs}: expected 1 or more problems at once")
     if o.heavy < 1:
         raise UsageError(f"--heavy {o.heavy}: expected 1 or more heavy problems at once")
+    if o.redo and not o.problems:
+        raise UsageError("--redo needs --problems: the problems to attempt again, accepted or not")
 
 
 def listed(o: SuiteOptions) -> list[SuiteProblem]:
@@ -225,7 +231,7 @@ def _exclusive(name: str) -> Iterator[None]:
 def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
     if not p.selected or p.level not in o.levels or not _selected(p, o.problems):
         return False
-    if p.status in ("pending", "running"):
+    if p.status in ("pending", "running") or o.redo:
         return True
     # An agent works between suites: what it did since is taken again.
     again = o.retry or proposer == "agent"
@@ -306,8 +312,22 @@ def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
                 os.environ[k] = v
 
 
-def _stop(book: _Book, p: SuiteProblem, why: str) -> None:
+def _stop(book: _Book, p: SuiteProblem, why: str, event: Events) -> None:
+    if p.replaces is not None:
+        return _earlier_stands(book, p, why, event)
     p.status, p.category, p.reason, p.finished = "not attempted", None, why, now()
+    book.put(p)
+
+
+def _earlier_stands(book: _Book, p: SuiteProblem, why: str, event: Events) -> None:
+    """A --redo of an accepted problem that accepted nothing: the earlier run stands, with
+    KernelBench's figures as recorded for it."""
+    assert p.replaces is not None
+    event(f"{p.op}: the new attempt accepted nothing ({why}); the earlier run stands")
+    attempt.settle(p, store.load_run(p.op, p.replaces))
+    p.replaces = None
+    attempt.kernelbench_figures(p, book.rec.settings.device)
+    p.finished = now()
     book.put(p)
 
 
@@ -315,6 +335,8 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
     s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
     if not resuming:
+        # --redo of an accepted problem: its run is kept in case the new attempt accepts nothing
+        p.replaces = p.run if p.status == "accepted" else None
         p.status, p.started, p.finished = "running", store.stamp(), None
         p.proposer, p.device, p.run, p.candidate = proposer, s.device, None, None
         p.category = p.reason = p.kb_note = None
@@ -328,15 +350,15 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
     # nothing to judge need not cost the suite's lease.
     why = attempt.unusable(p, s, proposer)
     if why:
-        return _stop(book, p, why)
+        return _stop(book, p, why, event)
     if not resuming and p.file and s.checkout:
         with _importing:
             why = _import(paths.root() / s.checkout / p.file)
         if why:
-            return _stop(book, p, f"import refused: {why}")
+            return _stop(book, p, f"import refused: {why}", event)
     why = attempt.cannot_run(p, s)
     if why:
-        return _stop(book, p, why)
+        return _stop(book, p, why, event)
     log = scratch() / "logs" / book.rec.name / f"{p.op}.log"
     if proposer == "agent":
         found = attempt.agent_run(p.op, s.device)
@@ -356,10 +378,12 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
         return
     run = attempt.find_run(p, s.device)
     if run is None:
-        return _stop(book, p, f"the run did not start: {failed or 'no run was made'}")
+        return _stop(book, p, f"the run did not start: {failed or 'no run was made'}", event)
     # Put only once KernelBench's check is recorded too: a suite killed before that finds
     # the problem running, and settles it again from its finished run.
     attempt.settle(p, run)
+    if p.status != "accepted" and p.replaces is not None:
+        return _earlier_stands(book, p, f"its run {run.id}: {p.reason}", event)
     if p.status == "accepted" and not book.stopping.is_set():
         event(f"{p.op}: accepted {p.candidate}; KernelBench's check")
         attempt.kernelbench_figures(p, s.device)

@@ -6,7 +6,7 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=N] [RETRY=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [HEAVY=N] [RETRY=1] [REDO=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
@@ -19,6 +19,9 @@
 # (--no-tune), the lease spent on the problems. FIRST=1: a problem's candidate files judged one
 # a round in their order, its run stopped at the first accepted (--first-accepted): the agent's
 # fallbacks (a b_ieee.py behind an a_pieces.py) cost the lease nothing where the first is right.
+# REDO=1 (with PROBLEMS): the named problems attempted again, accepted ones too (--redo), as
+# when faster candidates were added to their folders; with FIRST=0 and BENCH=1 the run judges
+# every file and keeps the fastest accepted by its own bench, which KernelBench then times.
 # BENCH=0: the run does not time its accepted candidate (--no-bench); KernelBench's timing of it,
 # which follows each run, is the suite's figure, and the pipeline's own bench would time it again
 # (about 20 s of a heavy problem's 65-90 s on the H100, under the GPU lock the other jobs'
@@ -49,7 +52,7 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" --heavy "$HEAVY" \
   $([ "${FIRST:-0}" = 1 ] && echo --rounds 4 --candidates 1 --first-accepted \
     || echo --rounds 1 --candidates 4) \
-  --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} \
+  --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} ${REDO:+--redo} \
   $([ "${TUNE:-1}" = 0 ] && echo --no-tune) $([ "${BENCH:-1}" = 0 ] && echo --no-bench) \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"

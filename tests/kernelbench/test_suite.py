@@ -113,6 +113,40 @@ def test_a_killed_suite_resumes_the_run_it_left(kb_project: Path) -> None:
     assert load_state(state_path("suite")).problems == done.problems  # all of it written
 
 
+def test_redo_replaces_an_accepted_run_and_keeps_it_where_the_new_accepts_nothing(
+    kb_project: Path,
+) -> None:
+    """--redo attempts a named accepted problem again (its folder has a new file): the new run's
+    best is the record's, naming the run it replaced. A redo that accepts nothing (the folder
+    now holds only a softmax that forgets to normalise) leaves the earlier run standing, with
+    its KernelBench figures as recorded."""
+    from kernelgen.errors import UsageError
+
+    folder = _proposals(kb_project)
+    first = _by_op(run_suite(_options(kb_project), _quiet, _quiet))[SOFTMAX]
+    assert first.status == "accepted" and first.replaces is None
+    with pytest.raises(UsageError, match="--redo needs --problems"):
+        run_suite(_options(kb_project, redo=True), _quiet, _quiet)
+
+    (folder / "b_again.py").write_text(GOOD.replace("(the plain", "(again: the plain"))
+    redo = _options(kb_project, redo=True, problems=["1"], candidates=2, rounds=1)
+    second = _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX]
+    assert second.status == "accepted" and second.run != first.run
+    assert second.replaces == first.run and second.kb_correct is True
+    assert len(store.list_runs(SOFTMAX)) == 2
+    assert _by_op(run_suite(_options(kb_project), _quiet, _quiet))[SOFTMAX] == second  # settled
+
+    for f in folder.glob("*.py"):
+        f.unlink()
+    (folder / "c_unnormalised.py").write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
+    events: list[str] = []
+    third = _by_op(run_suite(redo, events.append, _quiet))[SOFTMAX]
+    assert len(store.list_runs(SOFTMAX)) == 3  # the new attempt was made, and accepted nothing
+    assert third.status == "accepted" and third.run == second.run and third.replaces is None
+    assert third.candidate == second.candidate and third.kb_correct is True
+    assert any("the earlier run stands" in e for e in events)
+
+
 def test_no_usable_proposer_is_not_attempted_with_why(
     kb_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
