@@ -2,7 +2,10 @@
 mish(h) = h * tanh(softplus(h)); out = GroupNorm(256, m).
 
 hardtanh keeps NaN (torch's clamp); softplus is log1p(exp(h)) (torch's threshold 20 is never
-reached on [-1, 1]); tanh and log1p from libdevice.
+reached on [-1, 1]); tanh and log1p from libdevice. On the H100 this file was rejected for
+precision at the groups of one: mish's product was fused into the centring subtraction
+(Triton's fp fusion), which left its rounding error, times rstd, in a group that torch
+centres to exactly 0; the product is now rounded on its own (see the kernel).
 
 GroupNorm in the GEMM's epilogue: a group's 32 channels lie within one tile (BLOCK_N is a multiple
 of the group size), so the tile is reshaped to [BLOCK_M, BLOCK_N / G, G] and each group's mean and
@@ -119,7 +122,11 @@ def _kb2_94_gemm_biasadd_hardtanh_mish_groupnorm_kernel(
     c = tl.load(c_ptr + rn, mask=n_ok, other=0.0)
     v = v + c[None, :]
     v = tl.where(v < -1.0, -1.0, tl.where(v > 1.0, 1.0, v))  # NaN compares false: kept
-    v = v * libdevice.tanh(libdevice.log1p(tl.exp(v)))
+    # mish's product rounded on its own (mul_rn): Triton lets ptxas fuse a multiply into the
+    # add that follows it, and `g - mean` below would then take v * t exactly, minus its
+    # rounding in the mean: a group of one (the CPU sizes' 128 groups of 128 channels) must
+    # centre to exactly 0, as torch's does, not to that rounding times rstd (316 at eps 1e-5).
+    v = libdevice.mul_rn(v, libdevice.tanh(libdevice.log1p(tl.exp(v))))
     g = tl.reshape(v, (BLOCK_M, BLOCK_N // GROUP, GROUP))
     mean = tl.sum(g, axis=2) / GROUP
     d = g - mean[:, :, None]
