@@ -7,15 +7,16 @@ mean(y) = x @ W^T - mean(x @ W^T), var(y) = var(x @ W^T)): it is never read, and
 the normalisation work on x @ W^T itself, which also spares them the cancellation of y - mean(y) in
 fp32 where b dominates y (torch's own error there).
 
-The change from a_pieces.py, rejected on the H100 by one entry in 253952 (0.000183 off where 0.000170
-was allowed, at a drawn batch of 31 rows of all-negative values): there the GEMM's error is relative
-to |x| |w|, and the column's y - mean(y) cancels most of y when the batch's rows are alike, so
-the normalised output carries that error divided by a small standard deviation. Here x is centred
-over the batch first (xc = x - mean(x, rows), the mean in fp64, xc rounded to fp32 once), and the
-GEMM runs on xc: by linearity xc @ W^T = y - mean(y) for every column, with nothing left to cancel,
-so the GEMM's error is relative to the centred values the norm divides by. The column means of
-xc @ W^T are then 0 up to rounding, and the statistics below take them as any other. The centring
-is one more small kernel: x read twice and xc written once ([M, K], 32 MB each at this size).
+The change from a_pieces.py, rejected on the H100 by one entry in 253952 (0.000183 off where
+0.000170 was allowed, at a drawn batch of 31 rows of all-negative values): there the GEMM's error
+is relative to |x| |w|, and the column's y - mean(y) cancels most of y when the batch's rows are
+alike, so the normalised output carries that error divided by a small standard deviation. Here x is
+centred over the batch first (xc = x - mean(x, rows), the mean in fp64, xc rounded to fp32 once),
+and the GEMM runs on xc: by linearity xc @ W^T = y - mean(y) for every column, with nothing left to
+cancel, so the GEMM's error is relative to the centred values the norm divides by. The column means
+of xc @ W^T are then 0 up to rounding, and the statistics below take them as any other. The
+centring is one more small kernel: x read twice and xc written once ([M, K], 32 MB each at this
+size).
 
 Three kernels, since a column's statistics need every row of the batch first: the GEMM writes x @
 W^T and its tiles' column statistics (sum, and squares about the tile's own mean: two-pass within
