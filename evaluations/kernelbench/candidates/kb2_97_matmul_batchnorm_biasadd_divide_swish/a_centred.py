@@ -18,11 +18,11 @@ of xc @ W^T are then 0 up to rounding, and the statistics below take them as any
 centring is one more small kernel: x read twice and xc written once ([M, K], 32 MB each at this
 size).
 
-Three kernels, since a column's statistics need every row of the batch first: the GEMM writes x @
-W^T and its tiles' column statistics (sum, and squares about the tile's own mean: two-pass within
-the tile); a small kernel merges them per column by Chan's rule (mean, M2) into mean and 1 /
-sqrt(var + eps); an elementwise kernel normalises y and applies the epilogue. A NaN or inf in a
-column makes its statistics NaN and the whole column NaN, as torch's.
+Three kernels after the centring, since a column's statistics need every row of the batch first:
+the GEMM writes xc @ W^T and its tiles' column statistics (sum, and squares about the tile's own
+mean: two-pass within the tile); a small kernel merges them per column by Chan's rule (mean, M2)
+into mean and 1 / sqrt(var + eps); an elementwise kernel normalises y and applies the epilogue. A
+NaN or inf in a column makes its statistics NaN and the whole column NaN, as torch's.
 
 GEMM on the tensor cores in bf16 pieces: each fp32 tile of x and of w is split in registers into
 three bf16 pieces (hi + mid + lo holds all 24 significant bits, each product of two pieces is
