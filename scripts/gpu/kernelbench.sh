@@ -6,7 +6,8 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=N] [RETRY=1] [REDO=1] [TUNE=0] [FIRST=1] [BENCH=0] bash scripts/gpu/kernelbench.sh
+#     [JOBS=4] [HEAVY=N] [RETRY=1] [REDO=1] [TUNE=0] [FIRST=1] [BENCH=0] \
+#     bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
 # torch.compile, which leave the GPU idle; every timing holds the GPU alone under the suite's
