@@ -308,6 +308,13 @@ class Truths:
             with torch.no_grad():
                 inputs.ref = self.spec.reference(*upcast(on_device))
                 inputs.native = self.spec.reference(*copies(on_device))
+            if self.device.startswith("cuda"):
+                # The float64 copies and torch's copies are freed now but cached by torch, and
+                # the candidate's process cannot have them: at KernelBench's avg-pool size (a 16
+                # GiB input) the judge held 65.6 GiB, the input and those two caches, and the
+                # runner's own 16 GiB copy of the input ran the H100 out of memory, alone on it
+                # (evaluations/logs/h100-20261206-kernelbench-faster-candidates-redo-settle).
+                torch.cuda.empty_cache()
             truth.variants[variant] = inputs
             if variant == "a":
                 truth.layout = meta(args)
