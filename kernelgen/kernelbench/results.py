@@ -194,6 +194,12 @@ class SuiteProblem(_Record):
         description="--redo of an accepted problem: its earlier run, which stands where the new "
         "attempt accepts nothing",
     )
+    earlier: SuiteProblem | None = Field(
+        None,
+        description="--redo of an accepted problem, while the new attempt is under way: the "
+        "entry as it stood, restored whole (its timings and waits too) where the new attempt "
+        "accepts nothing",
+    )
     device: str | None = None
     started: str | None = Field(None, description="when its attempt began (finds its run)")
     finished: str | None = None

@@ -7,8 +7,8 @@ began, before its run starts, so a suite killed at any point finds the run that 
 the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
 written when known. A second suite on the same state file is refused while one runs.
 --redo attempts named problems again, accepted ones too (faster candidates added to their
-folders); the earlier run is named in the entry (`replaces`) until the new one settles, and stands
-where the new one accepts nothing.
+folders); the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
+new attempt settles, and stands whole where the new one accepts nothing.
 
 With --jobs N, N problems are attempted at once, each in its own thread and processes, on its own
 copy of its entry, which it puts back into the record; the record is saved whole under one lock,
@@ -271,8 +271,10 @@ class _Book:
         self.stopping = threading.Event()
         self._lock = threading.Lock()
 
-    def put(self, p: SuiteProblem) -> None:
-        if self.waits is not None:
+    def put(self, p: SuiteProblem, waits: bool = True) -> None:
+        """`waits`: the entry's lock_wait_s from this attempt's log (not for an earlier entry
+        restored whole, whose waits were its own attempt's)."""
+        if waits and self.waits is not None:
             p.lock_wait_s = gpulock.waited(self.waits, p.op)
         with self._lock:
             if self.stopping.is_set():
@@ -313,30 +315,32 @@ def _sharing_gpu(name: str, jobs: int) -> Iterator[Path | None]:
 
 
 def _stop(book: _Book, p: SuiteProblem, why: str, event: Events) -> None:
-    if p.replaces is not None:
+    if p.earlier is not None:
         return _earlier_stands(book, p, why, event)
     p.status, p.category, p.reason, p.finished = "not attempted", None, why, now()
     book.put(p)
 
 
 def _earlier_stands(book: _Book, p: SuiteProblem, why: str, event: Events) -> None:
-    """A --redo of an accepted problem that accepted nothing: the earlier run stands, with
-    KernelBench's figures as recorded for it."""
-    assert p.replaces is not None
+    """A --redo of an accepted problem that accepted nothing: the earlier entry stands whole,
+    its run, KernelBench's figures, when it ran and what it waited."""
+    assert p.earlier is not None
     event(f"{p.op}: the new attempt accepted nothing ({why}); the earlier run stands")
-    attempt.settle(p, store.load_run(p.op, p.replaces))
-    p.replaces = None
-    attempt.kernelbench_figures(p, book.rec.settings.device)
-    p.finished = now()
-    book.put(p)
+    earlier = p.earlier.model_copy(update={"selected": p.selected})
+    for name in SuiteProblem.model_fields:
+        setattr(p, name, getattr(earlier, name))
+    book.put(p, waits=False)
 
 
 def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
     s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
     if not resuming:
-        # --redo of an accepted problem: its run is kept in case the new attempt accepts nothing
-        p.replaces = p.run if p.status == "accepted" else None
+        # --redo of an accepted problem: its entry is kept in case the new attempt accepts
+        # nothing
+        accepted = p.status == "accepted"
+        p.earlier = p.model_copy(update={"earlier": None}, deep=True) if accepted else None
+        p.replaces = p.run if accepted else None
         p.status, p.started, p.finished = "running", store.stamp(), None
         p.proposer, p.device, p.run, p.candidate = proposer, s.device, None, None
         p.category = p.reason = p.kb_note = None
@@ -382,8 +386,9 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
     # Put only once KernelBench's check is recorded too: a suite killed before that finds
     # the problem running, and settles it again from its finished run.
     attempt.settle(p, run)
-    if p.status != "accepted" and p.replaces is not None:
+    if p.status != "accepted" and p.earlier is not None:
         return _earlier_stands(book, p, f"its run {run.id}: {p.reason}", event)
+    p.earlier = None  # the new run stands; `replaces` names the one it replaced
     if p.status == "accepted" and not book.stopping.is_set():
         event(f"{p.op}: accepted {p.candidate}; KernelBench's check")
         attempt.kernelbench_figures(p, s.device)
