@@ -337,10 +337,11 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
     if not resuming:
         # --redo of an accepted problem: its entry is kept in case the new attempt accepts
-        # nothing
-        accepted = p.status == "accepted"
-        p.earlier = p.model_copy(update={"earlier": None}, deep=True) if accepted else None
-        p.replaces = p.run if accepted else None
+        # nothing (a redo cut short and started afresh keeps the entry it kept)
+        if p.status == "accepted":
+            p.earlier, p.replaces = p.model_copy(update={"earlier": None}, deep=True), p.run
+        elif p.status != "running":
+            p.earlier = p.replaces = None
         p.status, p.started, p.finished = "running", store.stamp(), None
         p.proposer, p.device, p.run, p.candidate = proposer, s.device, None, None
         p.category = p.reason = p.kb_note = None

@@ -148,6 +148,17 @@ def test_redo_replaces_an_accepted_run_and_keeps_it_where_the_new_accepts_nothin
     assert third.earlier is None and third.replaces == first.run
     assert any("the earlier run stands" in e for e in events)
 
+    # A redo cut short and started afresh (by another proposer: not resumed) keeps the entry
+    # it kept, which stands where the fresh attempt accepts nothing.
+    rec = load_state(state_path("suite"))
+    at = next(i for i, q in enumerate(rec.problems) if q.op == SOFTMAX)
+    rec.problems[at] = third.model_copy(
+        update={"status": "running", "proposer": "tune", "run": None, "candidate": None,
+                "earlier": third, "replaces": third.run}
+    )  # fmt: skip
+    save(rec)
+    assert _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX] == third
+
 
 def test_no_usable_proposer_is_not_attempted_with_why(
     kb_project: Path, monkeypatch: pytest.MonkeyPatch
