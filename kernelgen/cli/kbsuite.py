@@ -97,7 +97,7 @@ def kernelbench(
             "--redo",
             help="attempt the --problems again, accepted ones too (new candidates in their "
             "folders): the new run's best replaces the record's; where it accepts nothing, the "
-            "earlier run stands",
+            "earlier entry stands; with files, one whose runs judged every file is left as is",
         ),
     ] = False,
     jobs: Annotated[

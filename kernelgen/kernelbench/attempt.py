@@ -89,6 +89,18 @@ def unusable(p: SuiteProblem, settings: SuiteSettings, proposer: str) -> str | N
     return None
 
 
+def judged_every_file(op: str, source: str | None, device: str) -> bool:
+    """Whether the problem's `files` runs on this device have judged every candidate file now
+    under SOURCE/OP/, each known by the sha256 of its text as the proposer reads it: a --redo
+    would find nothing new (a redo that accepted nothing judged them too)."""
+    from kernelgen.verify import sha256  # torch: not at the CLI's import
+
+    files = sorted((paths.root() / (source or ".") / op).glob("*.py"))
+    runs = _runs(op, "files", device)
+    judged = {rec.sha256 for run in runs for rec in store.load_candidates(op, run.id)}
+    return bool(files) and all(sha256(f.read_text(errors="replace")) in judged for f in files)
+
+
 def cannot_run(p: SuiteProblem, settings: SuiteSettings) -> str | None:
     """Why the pipeline cannot take this problem on the suite's device, or None."""
     try:

@@ -7,7 +7,8 @@ began, before its run starts, so a suite killed at any point finds the run that 
 the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
 written when known. A second suite on the same state file is refused while one runs.
 --redo attempts named problems again, accepted ones too (faster candidates added to their
-folders); the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
+folders; with files, those whose runs judged every file in their folders are left as they are);
+the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
 new attempt settles, and stands whole where the new one accepts nothing.
 
 With --jobs N, N problems are attempted at once, each in its own thread and processes, on its own
@@ -228,14 +229,26 @@ def _exclusive(name: str) -> Iterator[None]:
         yield
 
 
+def _wanted(p: SuiteProblem, o: SuiteOptions) -> bool:
+    return p.selected and p.level in o.levels and _selected(p, o.problems)
+
+
 def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
-    if not p.selected or p.level not in o.levels or not _selected(p, o.problems):
+    if not _wanted(p, o):
         return False
-    if p.status in ("pending", "running") or o.redo:
+    if p.status in ("pending", "running"):
         return True
+    if o.redo:
+        return not _nothing_new(p, o, proposer)
     # An agent works between suites: what it did since is taken again.
     again = o.retry or proposer == "agent"
     return again and p.status != "accepted"
+
+
+def _nothing_new(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
+    """A --redo with files where the problem's runs have judged every file in its folder: the
+    same redo called again (a GPU call cut short, then repeated) attempts only what it has not."""
+    return proposer == "files" and attempt.judged_every_file(p.op, o.source, o.device)
 
 
 def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
@@ -246,6 +259,9 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
         todo = [p.model_copy(deep=True) for p in rec.problems if _todo(p, o, proposer)]
+        for p in rec.problems:
+            if o.redo and _wanted(p, o) and not _todo(p, o, proposer):
+                event(f"{p.op}: its runs judged every file in its folder already: not redone")
         with _sharing_gpu(rec.name, o.jobs) as waits:
             book = _Book(rec, waits)
 

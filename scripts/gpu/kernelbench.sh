@@ -22,7 +22,9 @@
 # fallbacks (a b_ieee.py behind an a_pieces.py) cost the lease nothing where the first is right.
 # REDO=1 (with PROBLEMS): the named problems attempted again, accepted ones too (--redo), as
 # when faster candidates were added to their folders; with FIRST=0 and BENCH=1 the run judges
-# every file and keeps the fastest accepted by its own bench, which KernelBench then times.
+# every file and keeps the fastest accepted by its own bench, which KernelBench then times. A
+# named problem whose runs have judged every file in its folder is not redone, so a call cut
+# short can be repeated as it was.
 # BENCH=0: the run does not time its accepted candidate (--no-bench); KernelBench's timing of it,
 # which follows each run, is the suite's figure, and the pipeline's own bench would time it again
 # (about 20 s of a heavy problem's 65-90 s on the H100, under the GPU lock the other jobs'
