@@ -12,18 +12,19 @@ Torch eager writes the conv's [128, 16, 14, 30, 30] output (103 MB) and reads it
 softmax, writes the softmax's and reads it for the first pool, in four kernels; here x (25 MB) is
 read and the [128, 16, 3, 7, 7] output (1.2 MB) written, nothing between. The conv's 81 products a
 channel and voxel (3 input channels x 27 taps) are exact fp32 FMAs, then the bias: no tensor
-cores (torch's cuDNN may run the conv in TF32); 3 GFLOP at the problem's size, 5 with the
-padding to 128 taps.
+cores (torch's cuDNN may run the conv in TF32); 3 GFLOP at the problem's size, 3.6 with the
+padding to 96 taps.
 
 One program: BLOCK output positions of one image, all CO (at most 16) channels. It walks the 64
-voxels of their windows in turn: the conv at that voxel for every channel, as one fp32 dot of
-the [16, 81] weights (loaded once, zero-padded to 128 taps) with the [81, BLOCK] input values
-the taps read (`input_precision="ieee"`: FMAs on the CUDA cores, never TF32), the bias, the
-softmax over the channels (libdevice's exp, torch's expf within 1-2 ulp; channels past CO are
--inf, whose exp is 0), and a running maximum. torch's max pooling lets NaN through (a NaN in a
-window is the window's answer), so a NaN seen at any voxel is kept aside and wins at the end; the
-softmax makes its NaN where torch's does (an inf or NaN channel, or every channel -inf). Every
-stride of x is honoured (the domain's strided, transposed and offset views), and of the weights.
+voxels of their windows in turn: the conv at that voxel for every channel, as two fp32 dots of
+the weights (loaded once) with the input values the taps read, taps 0-63 and 64-95 (81 real,
+the rest zero weights; one dot of 128 would pad 81 to 128), `input_precision="ieee"`: FMAs on
+the CUDA cores, never TF32; the bias, the softmax over the channels (libdevice's exp, torch's
+expf within 1-2 ulp; channels past CO are -inf, whose exp is 0), and a running maximum.
+torch's max pooling lets NaN through (a NaN in a window is the window's answer), so a NaN seen
+at any voxel is kept aside and wins at the end; the softmax makes its NaN where torch's does (an
+inf or NaN channel, or every channel -inf). Every stride of x is honoured (the domain's strided,
+transposed and offset views), and of the weights.
 """
 
 import functools
@@ -35,7 +36,6 @@ from kernelgen_ops._runtime import nearest_bucket
 from triton.language.extra import libdevice
 
 CI, K, POOL = 3, 3, 4  # in_channels and the kernel, fixed by the problem; the two pools as one
-TAPS = 128  # the 81 taps padded to a power of two (tl.dot's K)
 TUNE_SPACE = {"BLOCK": [16, 32, 64], "num_warps": [1, 2, 4]}
 DEFAULT_CONFIG = {"BLOCK": 32, "num_warps": 2}
 TUNED: dict[str, dict[str, int]] = {}
@@ -44,6 +44,23 @@ TUNED: dict[str, dict[str, int]] = {}
 @functools.lru_cache(maxsize=256)
 def _config(*dims: int) -> dict[str, int]:
     return TUNED[nearest_bucket(TUNED, dims)] if TUNED else DEFAULT_CONFIG
+
+
+@triton.jit
+def _taps(t, w_ptr, co, co_ok, sxc, sxd, sxh, sxw, swo, swc, swd, swh, sww,
+          CI: tl.constexpr, K: tl.constexpr):  # fmt: skip
+    """Taps t in torch's (ci, kd, kh, kw) order: their offsets into x, which are real (below
+    CI * K^3), and their weights [CO_BLOCK, T] (zero where not)."""
+    t_ok = t < CI * K * K * K
+    ci = t // (K * K * K)
+    kd = (t // (K * K)) % K
+    kh = (t // K) % K
+    kw = t % K
+    w_tap = ci * swc + kd * swd + kh * swh + kw * sww
+    wt = tl.load(
+        w_ptr + co[:, None] * swo + w_tap[None, :], mask=co_ok[:, None] & t_ok[None, :], other=0.0
+    )
+    return ci * sxc + kd * sxd + kh * sxh + kw * sxw, t_ok, wt
 
 
 @triton.jit
@@ -56,7 +73,7 @@ def _fused_kernel(
     sxn, sxc, sxd, sxh, sxw,
     swo, swc, swd, swh, sww,
     CI: tl.constexpr, K: tl.constexpr, POOL: tl.constexpr,
-    CO_BLOCK: tl.constexpr, TAPS: tl.constexpr, BLOCK: tl.constexpr,
+    CO_BLOCK: tl.constexpr, BLOCK: tl.constexpr,
 ):  # fmt: skip
     n = tl.program_id(0).to(tl.int64)
     p = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)  # output position in the image
@@ -66,18 +83,12 @@ def _fused_kernel(
     w2 = p % W2
     co = tl.arange(0, CO_BLOCK)
     co_ok = co < CO
-    # The taps, in torch's (ci, kd, kh, kw) order, padded to TAPS with zero weights.
-    t = tl.arange(0, TAPS)
-    t_ok = t < CI * K * K * K
-    ci = t // (K * K * K)
-    kd = (t // (K * K)) % K
-    kh = (t // K) % K
-    kw = t % K
-    x_tap = ci * sxc + kd * sxd + kh * sxh + kw * sxw
-    w_tap = ci * swc + kd * swd + kh * swh + kw * sww
-    wt = tl.load(
-        w_ptr + co[:, None] * swo + w_tap[None, :], mask=co_ok[:, None] & t_ok[None, :], other=0.0
-    )  # [CO_BLOCK, TAPS]
+    # The taps in torch's (ci, kd, kh, kw) order, in two dots' worth: 0-63 and 64-95 (81 real,
+    # the rest zero weights), and the weights of each, loaded once.
+    x_tap1, t_ok1, wt1 = _taps(tl.arange(0, 64), w_ptr, co, co_ok, sxc, sxd, sxh, sxw,
+                              swo, swc, swd, swh, sww, CI, K)  # fmt: skip
+    x_tap2, t_ok2, wt2 = _taps(64 + tl.arange(0, 32), w_ptr, co, co_ok, sxc, sxd, sxh, sxw,
+                              swo, swc, swd, swh, sww, CI, K)  # fmt: skip
     bias = tl.load(b_ptr + co, mask=co_ok, other=0.0)
     x_n = x_ptr + n * sxn
     best = tl.full((CO_BLOCK, BLOCK), float("-inf"), tl.float32)
@@ -87,11 +98,15 @@ def _fused_kernel(
         h = h2 * POOL + (v // POOL) % POOL
         w = w2 * POOL + v % POOL
         x_v = d.to(tl.int64) * sxd + h.to(tl.int64) * sxh + w.to(tl.int64) * sxw
-        xt = tl.load(
-            x_n + x_tap[:, None] + x_v[None, :], mask=t_ok[:, None] & p_ok[None, :], other=0.0
-        )  # [TAPS, BLOCK]
+        x1 = tl.load(
+            x_n + x_tap1[:, None] + x_v[None, :], mask=t_ok1[:, None] & p_ok[None, :], other=0.0
+        )
+        x2 = tl.load(
+            x_n + x_tap2[:, None] + x_v[None, :], mask=t_ok2[:, None] & p_ok[None, :], other=0.0
+        )
         # The conv at this voxel, every channel: exact fp32 FMAs (ieee: never the tensor cores)
-        z = tl.dot(wt, xt, input_precision="ieee") + bias[:, None]
+        z = tl.dot(wt1, x1, input_precision="ieee")
+        z = tl.dot(wt2, x2, z, input_precision="ieee") + bias[:, None]
         z = tl.where(co_ok[:, None], z, float("-inf"))
         e = libdevice.exp(z - tl.max(z, axis=0)[None, :])
         s = e / tl.sum(e, axis=0)[None, :]
@@ -114,6 +129,6 @@ def kb2_6_conv3d_softmax_maxpool_maxpool(x, conv_weight, conv_bias):
     grid = (n, triton.cdiv(d2 * h2 * w2, cfg["BLOCK"]))
     _fused_kernel[grid](
         y, x, conv_weight, conv_bias, co, d2, h2, w2, *x.stride(), *conv_weight.stride(),
-        CI=CI, K=K, POOL=POOL, CO_BLOCK=max(16, triton.next_power_of_2(co)), TAPS=TAPS, **cfg,
+        CI=CI, K=K, POOL=POOL, CO_BLOCK=max(16, triton.next_power_of_2(co)), **cfg,
     )  # fmt: skip
     return y
