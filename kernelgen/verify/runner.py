@@ -35,10 +35,6 @@ from kernelgen.verify.protocol import (
 )
 
 GPU_MEMORY_FRACTION = 0.8
-# Device memory this process may keep cached but unused between calls. A limit case leaves GBs
-# in torch's cache (its borrowed inputs, the outputs once the judge has let them go), memory the
-# other judges' limit cases need: on an H100 four runners kept 18-29 GiB each after theirs.
-CACHED_BYTES = 1 << 30
 
 
 def _frontend_error(exc: BaseException) -> bool:
@@ -184,7 +180,7 @@ class Runner:
         for layout in req.layouts:
             # A compile makes the layout's tensors (and the launcher its outputs) for real: a
             # limit case's are GBs, held as the host's one limit case at a time, like its calls.
-            big = self.device == "cuda" and _nbytes(torch, layout) > CACHED_BYTES
+            big = self.device == "cuda" and _nbytes(torch, layout) > self.tensors.CACHED_BYTES
             with gpulock.limit_case("compiling ahead at its layout") if big else nullcontext():
                 try:
                     args = [_empty_like_meta(torch, a, self.device) for a in layout]
@@ -207,9 +203,7 @@ class Runner:
         return reply
 
     def _uncache(self) -> None:
-        torch = self.torch
-        if torch.cuda.memory_reserved() - torch.cuda.memory_allocated() > CACHED_BYTES:
-            torch.cuda.empty_cache()
+        self.tensors.give_back_cache()
 
     def _call(self, req: Call) -> Reply:
         torch, guard, tensors = self.torch, self.guard, self.tensors

@@ -1,5 +1,5 @@
-"""Facts about a tensor's memory that both sides of verification compute the same way, and the
-copies the judge runs a reference on."""
+"""Facts about a tensor's memory that both sides of verification compute the same way, the
+copies the judge runs a reference on, and how much of torch's device cache either side keeps."""
 
 from __future__ import annotations
 
@@ -11,6 +11,19 @@ from typing import Any
 import torch
 
 from kernelgen.verify.protocol import Shared, Span, TensorMeta
+
+# Device memory a process (the judge's, a runner's) may keep cached by torch but unused. A limit
+# case leaves GBs in torch's cache (its borrowed inputs, the outputs once the judge has let them
+# go), memory the other judges' limit cases need: on an H100 four runners kept 18-29 GiB each
+# after theirs. Past this, the cache is given back; below, it is kept (emptying syncs the GPU).
+CACHED_BYTES = 1 << 30
+
+
+def give_back_cache(device: str | torch.device | None = None) -> None:
+    """Return torch's cached, unused device memory to the GPU where more than CACHED_BYTES of it
+    is held, so the other processes on the GPU can have it."""
+    if torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device) > CACHED_BYTES:
+        torch.cuda.empty_cache()
 
 
 def span(t: torch.Tensor) -> Span:

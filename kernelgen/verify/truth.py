@@ -28,7 +28,15 @@ from kernelgen.spec import Case, OpSpec
 from kernelgen.spec.inputs import case_inputs, case_seed, drawn_on
 from kernelgen.verify import limits
 from kernelgen.verify.protocol import Shared, TensorMeta
-from kernelgen.verify.tensors import copies, lend, meta, storage_digest, upcast, whole
+from kernelgen.verify.tensors import (
+    copies,
+    give_back_cache,
+    lend,
+    meta,
+    storage_digest,
+    upcast,
+    whole,
+)
 
 VARIANTS = ("a", "b")
 # Intra-op threads per torch op while the truth is drawn. The draw runs several cases at once,
@@ -99,13 +107,6 @@ RESIDENT_SHARE = 0.35
 # input sets, each with torch's answer and the float64 one (twice an fp32 output), and the
 # float64 copies of the inputs while the reference runs.
 TRUTH_PER_BYTE = 8
-# Memory torch caches for the judge, freed by its tensors, past which a drawn truth gives it back
-# to the device (Truths._compute).
-CACHED_BYTES = 1 << 30
-
-
-def _cached(device: str) -> int:
-    return torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
 
 
 def estimate(spec: OpSpec, dims: dict[str, int], dtype: str) -> int:
@@ -315,14 +316,13 @@ class Truths:
             with torch.no_grad():
                 inputs.ref = self.spec.reference(*upcast(on_device))
                 inputs.native = self.spec.reference(*copies(on_device))
-            if self.device.startswith("cuda") and _cached(self.device) > CACHED_BYTES:
+            if self.device.startswith("cuda"):
                 # The float64 copies and torch's copies are freed now but cached by torch, and
                 # the candidate's process cannot have them: at KernelBench's avg-pool size (a 16
                 # GiB input) the judge held 65.6 GiB, the input and those two caches, and the
                 # runner's own 16 GiB copy of the input ran the H100 out of memory, alone on it
                 # (evaluations/logs/h100-20261206-kernelbench-faster-candidates-redo-settle).
-                # Below a GiB the cache is kept: emptying it syncs the GPU, case after case.
-                torch.cuda.empty_cache()
+                give_back_cache(self.device)
             truth.variants[variant] = inputs
             if variant == "a":
                 truth.layout = meta(args)
