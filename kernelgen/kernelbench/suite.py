@@ -258,9 +258,11 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         rec = open_state(o)
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
-        todo = [p.model_copy(deep=True) for p in rec.problems if _todo(p, o, proposer)]
+        todo = []
         for p in rec.problems:
-            if o.redo and _wanted(p, o) and not _todo(p, o, proposer):
+            if _todo(p, o, proposer):
+                todo.append(p.model_copy(deep=True))
+            elif o.redo and _wanted(p, o):  # a named problem _todo leaves: nothing new in it
                 event(f"{p.op}: its runs judged every file in its folder already: not redone")
         with _sharing_gpu(rec.name, o.jobs) as waits:
             book = _Book(rec, waits)
