@@ -30,6 +30,13 @@ def _driver() -> str | None:
         return None
 
 
+def gpu_name(device: str) -> str | None:
+    """The GPU a run on `device` records (Environment.gpu): None on the CPU."""
+    import torch
+
+    return torch.cuda.get_device_name() if device == "cuda" else None
+
+
 def environment(device: str) -> Environment:
     import torch
     import triton
@@ -37,7 +44,7 @@ def environment(device: str) -> Environment:
     cuda = device == "cuda"
     return Environment(
         device="cuda" if cuda else "cpu",
-        gpu=torch.cuda.get_device_name() if cuda else None,
+        gpu=gpu_name(device),
         driver=_driver() if cuda else None,
         cuda=torch.version.cuda if cuda else None,
         torch=torch.__version__,

@@ -100,6 +100,15 @@ def kernelbench(
             "earlier entry stands; with files, one whose runs judged every file is left as is",
         ),
     ] = False,
+    rejudge: Annotated[
+        bool,
+        typer.Option(
+            "--rejudge",
+            help="attempt again each accepted problem (of --problems, else all) whose run "
+            "another GPU made, as an H100's on the H200: this GPU's verdict stands, a "
+            "rejection too",
+        ),
+    ] = False,
     jobs: Annotated[
         int,
         typer.Option(
@@ -172,6 +181,7 @@ def kernelbench(
         skip_conv=skip_conv,
         retry=retry,
         redo=redo,
+        rejudge=rejudge,
         promote=promote,
         jobs=jobs,
         heavy=heavy,

@@ -179,7 +179,8 @@ def run_pipeline(
 
 def find_run(p: SuiteProblem, device: str) -> RunRecord | None:
     """The run this attempt made: named already, or the problem's first run of its proposer
-    made since the attempt began (run ids start with the UTC time)."""
+    made since the attempt began (run ids start with the UTC time, to the second), other than
+    the run a redo or rejudge replaces (made within that second, it is not this attempt's)."""
     if p.run is not None:
         try:
             return store.load_run(p.op, p.run)
@@ -187,7 +188,9 @@ def find_run(p: SuiteProblem, device: str) -> RunRecord | None:
             return None
     if p.started is None or p.proposer is None:
         return None
-    made = [r for r in _runs(p.op, p.proposer, device) if r.id[:15] >= p.started]
+    made = [
+        r for r in _runs(p.op, p.proposer, device) if r.id[:15] >= p.started and r.id != p.replaces
+    ]
     return made[0] if made else None
 
 

@@ -191,8 +191,8 @@ class SuiteProblem(_Record):
     candidate: str | None = Field(None, description="accepted: the candidate checked by KB")
     replaces: str | None = Field(
         None,
-        description="--redo of an accepted problem: its earlier run, which stands where the new "
-        "attempt accepts nothing",
+        description="--redo or --rejudge of an accepted problem: its earlier run (after a "
+        "--redo it stands where the new attempt accepts nothing)",
     )
     earlier: SuiteProblem | None = Field(
         None,

@@ -111,16 +111,16 @@ def row(p: SuiteProblem) -> Row:
         kb_correct=p.kb_correct,
         speedup_vs_eager=p.speedup_vs_eager,
         speedup_vs_compile=p.speedup_vs_compile,
-        device=_gpu(p) or p.device,
+        device=gpu_of(p) or p.device,
         run=p.run,
         candidate=p.candidate,
         title=p.title,
     )
 
 
-def _gpu(p: SuiteProblem) -> str | None:
+def gpu_of(p: SuiteProblem) -> str | None:
     """The GPU the problem's run recorded: whether a figure is an H200's or an H100's."""
-    if p.device != "cuda" or p.run is None:
+    if p.run is None:  # a CPU run records none
         return None
     try:
         return store.load_run(p.op, p.run).environment.gpu

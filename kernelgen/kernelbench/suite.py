@@ -10,6 +10,11 @@ written when known. A second suite on the same state file is refused while one r
 folders; with files, those whose runs judged every file in their folders are left as they are);
 the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
 new attempt settles, and stands whole where the new one accepts nothing.
+--rejudge attempts again each accepted problem whose run another GPU made (an H100's verdicts
+taken again on the H200; on the CPU, a GPU's): what this machine's judge says stands, a
+rejection too, naming the run it replaces. Once a problem's run is this GPU's it is not
+rejudged again, so a rejudge cut short and repeated, on this machine or on another of its kind,
+goes on where it stopped.
 
 With --jobs N, N problems are attempted at once, each in its own thread and processes, on its own
 copy of its entry, which it puts back into the record; the record is saved whole under one lock,
@@ -38,10 +43,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kernelgen import gpulock, paths, store
+from kernelgen.env import gpu_name
 from kernelgen.errors import KernelgenError, UsageError
 from kernelgen.kernelbench import attempt, jobs
 from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord, SuiteSettings
-from kernelgen.kernelbench.scores import load_state, state_dir, state_path
+from kernelgen.kernelbench.scores import gpu_of, load_state, state_dir, state_path
 from kernelgen.kernelbench.source import Refused, read
 from kernelgen.records import now
 from kernelgen.spec import known_ops, load_spec
@@ -72,6 +78,7 @@ class SuiteOptions(BaseModel):
     skip_conv: bool = False
     retry: bool = False
     redo: bool = False
+    rejudge: bool = False
     promote: bool = False
     jobs: int = 1
     heavy: int = 1
@@ -103,6 +110,8 @@ def _check(o: SuiteOptions) -> None:
         raise UsageError(f"--heavy {o.heavy}: expected 1 or more heavy problems at once")
     if o.redo and not o.problems:
         raise UsageError("--redo needs --problems: the problems to attempt again, accepted or not")
+    if o.rejudge and o.redo:
+        raise UsageError("--rejudge and --redo: one at a time (a redo keeps an earlier acceptance)")
 
 
 def listed(o: SuiteOptions) -> list[SuiteProblem]:
@@ -233,11 +242,14 @@ def _wanted(p: SuiteProblem, o: SuiteOptions) -> bool:
     return p.selected and p.level in o.levels and _selected(p, o.problems)
 
 
-def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
+def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str, here: str | None) -> bool:
+    """Whether to attempt `p` now; `here`: the GPU this suite's runs record (--rejudge)."""
     if not _wanted(p, o):
         return False
     if p.status in ("pending", "running"):
         return True
+    if o.rejudge and p.status == "accepted":
+        return gpu_of(p) != here
     if o.redo:
         return not _nothing_new(p, o, proposer)
     # An agent works between suites: what it did since is taken again.
@@ -258,17 +270,22 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         rec = open_state(o)
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
+        here = gpu_name(o.device) if o.rejudge else None
         todo = []
         for p in rec.problems:
-            if _todo(p, o, proposer):
+            if _todo(p, o, proposer, here):
                 todo.append(p.model_copy(deep=True))
             elif o.redo and _wanted(p, o):  # a named problem _todo leaves: nothing new in it
                 event(f"{p.op}: its runs judged every file in its folder already: not redone")
+        if o.rejudge:
+            again = sum(p.status == "accepted" for p in todo)
+            on = here or "the CPU"
+            event(f"--rejudge: {again} accepted problems whose runs were not made on {on}")
         with _sharing_gpu(rec.name, o.jobs) as waits:
             book = _Book(rec, waits)
 
             def work(p: SuiteProblem) -> None:
-                _one(book, p, proposer, event)
+                _one(book, p, proposer, event, keep_earlier=not o.rejudge)
                 if not book.stopping.is_set():
                     done(p)
 
@@ -350,14 +367,20 @@ def _earlier_stands(book: _Book, p: SuiteProblem, why: str, event: Events) -> No
     book.put(p, waits=False)
 
 
-def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events) -> None:
+def _one(
+    book: _Book, p: SuiteProblem, proposer: str, event: Events, keep_earlier: bool = True
+) -> None:
+    """Attempt `p` (resume its run where it has one). `keep_earlier`: a --redo of an accepted
+    problem keeps its entry to stand if the new attempt accepts nothing; a --rejudge does not,
+    the judge of this GPU having the last word."""
     s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
     if not resuming:
         # --redo of an accepted problem: its entry is kept in case the new attempt accepts
         # nothing (a redo cut short and started afresh keeps the entry it kept)
         if p.status == "accepted":
-            p.earlier, p.replaces = p.model_copy(update={"earlier": None}, deep=True), p.run
+            kept = p.model_copy(update={"earlier": None}, deep=True)  # as it stood
+            p.earlier, p.replaces = kept if keep_earlier else None, p.run
         elif p.status != "running":
             p.earlier = p.replaces = None
         p.status, p.started, p.finished = "running", store.stamp(), None

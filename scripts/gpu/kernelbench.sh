@@ -6,7 +6,7 @@
 # as data (KB: its folder holding level1/ and level2/).
 #
 #   KB=PATH [LEVELS=1,2] [PROBLEMS="1:19,1:23"] [NAME=suite] [BUDGET_S=240*JOBS] [SUITE_S=540]
-#     [JOBS=4] [HEAVY=N] [RETRY=1] [REDO=1] [TUNE=0] [FIRST=1] [BENCH=0] \
+#     [JOBS=4] [HEAVY=N] [RETRY=1] [REDO=1] [REJUDGE=1] [TUNE=0] [FIRST=1] [BENCH=0] \
 #     bash scripts/gpu/kernelbench.sh
 #
 # JOBS problems at once (--jobs): a problem's time goes mostly to process start, compiles and
@@ -25,6 +25,10 @@
 # every file and keeps the fastest accepted by its own bench, which KernelBench then times. A
 # named problem whose runs have judged every file in its folder is not redone, so a call cut
 # short can be repeated as it was.
+# REJUDGE=1: the accepted problems (of PROBLEMS, else all) whose runs another GPU made are
+# attempted again on this one (--rejudge), and its verdict stands: an H100's record re-judged
+# and re-timed on the H200. A problem whose run is this GPU's is not rejudged, so a call cut
+# short can be repeated as it was, on this machine or a fresh one of its kind.
 # BENCH=0: the run does not time its accepted candidate (--no-bench); KernelBench's timing of it,
 # which follows each run, is the suite's figure, and the pipeline's own bench would time it again
 # (about 20 s of a heavy problem's 65-90 s on the H100, under the GPU lock the other jobs'
@@ -55,7 +59,7 @@ timeout "${SUITE_S:-540}" kernelgen suite kernelbench --level "${LEVELS:-1,2}" \
   --budget-s "${BUDGET_S:-$((240 * ${JOBS:-4}))}" --jobs "${JOBS:-4}" --heavy "$HEAVY" \
   $([ "${FIRST:-0}" = 1 ] && echo --rounds 4 --candidates 1 --first-accepted \
     || echo --rounds 1 --candidates 4) \
-  --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} ${REDO:+--redo} \
+  --repairs 0 --name "${NAME:-suite}" ${RETRY:+--retry} ${REDO:+--redo} ${REJUDGE:+--rejudge} \
   $([ "${TUNE:-1}" = 0 ] && echo --no-tune) $([ "${BENCH:-1}" = 0 ] && echo --no-bench) \
   > "$OUT/suite.log" 2>&1
 echo "== suite: rc=$?"

@@ -167,6 +167,51 @@ def test_redo_replaces_an_accepted_run_and_keeps_it_where_the_new_accepts_nothin
     assert _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX] == third
 
 
+def _made_on(op: str, run_id: str, gpu: str | None) -> None:
+    run = store.load_run(op, run_id)
+    store.save_run(
+        run.model_copy(update={"environment": run.environment.model_copy(update={"gpu": gpu})})
+    )
+
+
+def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
+    kb_project: Path,
+) -> None:
+    """--rejudge attempts an accepted problem again where its run was made on another GPU (here:
+    an H100's run, judged again on this machine), once: the new run is this machine's. Where
+    the new judge rejects, the rejection stands; no earlier acceptance is kept for it."""
+    from kernelgen.errors import UsageError
+
+    folder = _proposals(kb_project)
+    first = _by_op(run_suite(_options(kb_project), _quiet, _quiet))[SOFTMAX]
+    assert first.status == "accepted"
+    with pytest.raises(UsageError, match="--rejudge and --redo"):
+        run_suite(_options(kb_project, rejudge=True, redo=True, problems=["1"]), _quiet, _quiet)
+    rejudge = _options(kb_project, rejudge=True)
+    events: list[str] = []
+    assert _by_op(run_suite(rejudge, events.append, _quiet))[SOFTMAX] == first  # this machine's
+    assert "--rejudge: 0 accepted problems whose runs were not made on the CPU" in events
+    assert store.list_runs(SOFTMAX) == [first.run]
+
+    _made_on(SOFTMAX, first.run, "NVIDIA H100 80GB HBM3")
+    second = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
+    assert second.status == "accepted" and second.run != first.run
+    assert second.replaces == first.run and second.earlier is None and second.kb_correct is True
+    assert _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX] == second  # once
+    assert len(store.list_runs(SOFTMAX)) == 2
+
+    # Where this machine's judge rejects what the other GPU's accepted, the rejection stands.
+    _made_on(SOFTMAX, second.run, "NVIDIA H100 80GB HBM3")
+    for f in folder.glob("*.py"):
+        f.unlink()
+    (folder / "c_unnormalised.py").write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
+    third = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
+    assert third.status == "rejected" and third.category == "incorrect"
+    assert third.replaces == second.run and third.earlier is None and third.kb_correct is None
+    assert _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX] == third  # only accepted ones
+    assert len(store.list_runs(SOFTMAX)) == 3
+
+
 def test_no_usable_proposer_is_not_attempted_with_why(
     kb_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
