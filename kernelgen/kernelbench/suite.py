@@ -375,12 +375,15 @@ def _one(
     the judge of this GPU having the last word."""
     s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
+    if not keep_earlier:  # a rejudge: this GPU's verdict stands, where it takes up a redo too
+        p.earlier = None
     if not resuming:
-        # --redo of an accepted problem: its entry is kept in case the new attempt accepts
-        # nothing (a redo cut short and started afresh keeps the entry it kept)
+        # --redo or --rejudge of an accepted problem: the run it replaces is named; a redo
+        # keeps its entry in case the new attempt accepts nothing (a redo cut short and started
+        # afresh keeps the entry it kept)
         if p.status == "accepted":
-            kept = p.model_copy(update={"earlier": None}, deep=True)  # as it stood
-            p.earlier, p.replaces = kept if keep_earlier else None, p.run
+            kept = p.model_copy(update={"earlier": None}, deep=True) if keep_earlier else None
+            p.earlier, p.replaces = kept, p.run
         elif p.status != "running":
             p.earlier = p.replaces = None
         p.status, p.started, p.finished = "running", store.stamp(), None

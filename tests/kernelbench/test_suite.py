@@ -211,6 +211,18 @@ def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
     assert _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX] == third  # only accepted ones
     assert len(store.list_runs(SOFTMAX)) == 3
 
+    # A redo cut short, taken up by a rejudge: the entry the redo kept does not stand either.
+    rec = load_state(state_path("suite"))
+    at = next(i for i, q in enumerate(rec.problems) if q.op == SOFTMAX)
+    rec.problems[at] = third.model_copy(
+        update={"status": "running", "proposer": "tune", "run": None, "candidate": None,
+                "earlier": second, "replaces": second.run}
+    )  # fmt: skip
+    save(rec)
+    fourth = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
+    assert fourth.status == "rejected" and fourth.earlier is None
+    assert fourth.replaces == second.run and len(store.list_runs(SOFTMAX)) == 4
+
 
 def test_no_usable_proposer_is_not_attempted_with_why(
     kb_project: Path, monkeypatch: pytest.MonkeyPatch
