@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from kernelgen import store
 from kernelgen.cli import app
-from kernelgen.kernelbench.results import SuiteRecord
+from kernelgen.kernelbench.results import SuiteProblem, SuiteRecord
 from kernelgen.kernelbench.scores import load_state, state_path
 from kernelgen.kernelbench.suite import SuiteOptions, open_state, run_suite, save
 from kernelgen.propose.base import Proposal
@@ -157,14 +157,20 @@ def test_redo_replaces_an_accepted_run_and_keeps_it_where_the_new_accepts_nothin
 
     # A redo cut short and started afresh (by another proposer: not resumed) keeps the entry
     # it kept, which stands where the fresh attempt accepts nothing.
+    _redo_cut_short(third, third)
+    assert _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX] == third
+
+
+def _redo_cut_short(entry: SuiteProblem, kept: SuiteProblem) -> None:
+    """The record as a redo of `entry` left it when cut short, holding `kept` to stand, to be
+    taken up afresh (its proposer another: not resumed)."""
     rec = load_state(state_path("suite"))
-    at = next(i for i, q in enumerate(rec.problems) if q.op == SOFTMAX)
-    rec.problems[at] = third.model_copy(
+    at = next(i for i, q in enumerate(rec.problems) if q.op == entry.op)
+    rec.problems[at] = entry.model_copy(
         update={"status": "running", "proposer": "tune", "run": None, "candidate": None,
-                "earlier": third, "replaces": third.run}
+                "earlier": kept, "replaces": kept.run}
     )  # fmt: skip
     save(rec)
-    assert _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX] == third
 
 
 def _made_on(op: str, run_id: str, gpu: str | None) -> None:
@@ -212,13 +218,7 @@ def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
     assert len(store.list_runs(SOFTMAX)) == 3
 
     # A redo cut short, taken up by a rejudge: the entry the redo kept does not stand either.
-    rec = load_state(state_path("suite"))
-    at = next(i for i, q in enumerate(rec.problems) if q.op == SOFTMAX)
-    rec.problems[at] = third.model_copy(
-        update={"status": "running", "proposer": "tune", "run": None, "candidate": None,
-                "earlier": second, "replaces": second.run}
-    )  # fmt: skip
-    save(rec)
+    _redo_cut_short(third, second)
     fourth = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
     assert fourth.status == "rejected" and fourth.earlier is None
     assert fourth.replaces == second.run and len(store.list_runs(SOFTMAX)) == 4
