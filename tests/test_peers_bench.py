@@ -28,14 +28,22 @@ def worker():
     return script("bench_library_worker")
 
 
-def test_a_family_starts_only_for_its_ops_and_the_old_default_budget_stays(bench) -> None:
+def test_a_family_starts_only_for_its_ops_and_kernelgen_runs_last(bench) -> None:
     everyone = list(bench.GROUPS)
-    assert bench.started(everyone, ["silu_and_mul"]) == ["kernelgen", "liger", "flaggems"]
-    assert sum(bench.SECONDS[g] for g in bench.started(everyone, ["silu_and_mul"])) == 230.0
-    assert bench.started(everyone, ["softmax"]) == ["kernelgen", "liger", "flaggems", "quack"]
+    assert bench.started(everyone, ["silu_and_mul"]) == ["liger", "flaggems", "kernelgen"]
+    assert bench.started(everyone, ["softmax"]) == ["quack", "liger", "flaggems", "kernelgen"]
     started = bench.started(everyone, ["decode_attn", "fp8_gemm"])
     assert {"flashinfer", "sglang", "scaled_mm"} <= set(started)
     assert not {"quack", "vllm", "flashmla"} & set(started)
+    assert started[-1] == "kernelgen"
+
+
+def test_the_library_groups_shares_grow_with_the_operators_asked_for(bench) -> None:
+    three = ["softmax", "rms_norm", "silu_and_mul"]
+    assert sum(bench.share(g, three) for g in ("kernelgen", "liger", "flaggems")) == 231.0
+    six = [*three, "decode_attn", "fused_moe", "fp8_gemm"]
+    assert bench.share("kernelgen", six) == 2 * bench.share("kernelgen", three)
+    assert bench.share("sglang", six) == bench.share("sglang", three)  # its family's, fixed
 
 
 @pytest.mark.skipif(
@@ -138,3 +146,22 @@ def test_no_api_of_a_family_runs_every_reason_is_kept(worker, monkeypatch) -> No
     assert impl.error.count("ImportError: libcute_dsl_runtime.so") == 2
     monkeypatch.setattr(worker.peers, "candidates", lambda g, op: [])
     assert worker.peer_impl("quack", "topk", [x], x).error == "quack has no topk"
+
+
+def test_a_half_imported_sglang_gives_each_shape_the_same_cause(tmp_path, monkeypatch) -> None:
+    # SGLang's package runs its server's utilities on import; where one of their modules is
+    # missing, the import fails part-way, and the next shape's must fail the same way (with what
+    # was not staged), not on the half-run packages the first left behind.
+    package = tmp_path / "sglang"
+    (package / "srt" / "utils").mkdir(parents=True)
+    (package / "__init__.py").write_text("from sglang.srt.utils import common\n")
+    (package / "srt" / "__init__.py").write_text("")
+    (package / "srt" / "utils" / "__init__.py").write_text("")
+    (package / "srt" / "utils" / "common.py").write_text("import orjson_not_staged_here\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    script("bench_library")  # puts scripts/ on the path for the peers package
+    sglang = importlib.import_module("peers.sglang")
+    for _ in range(2):
+        with pytest.raises(ModuleNotFoundError, match="orjson_not_staged_here.*sglang-kernel"):
+            sglang._fused_experts()
+    assert not [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]

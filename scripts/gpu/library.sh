@@ -19,10 +19,11 @@
 #          (.before ignored in .git/info/exclude); it is imported ahead of the editable library.
 #   bench  scripts/bench_library.py ($OUT/library.json; BENCH_ARGS, e.g. --ops softmax rms_norm
 #          --groups kernelgen): the status page's record when complete. BENCH_S bounds it; unset,
-#          the script's default, the sum of the started groups' shares (230 s for kernelgen, Liger
-#          and FlagGems; QuACK adds 90 to the default ops). The serving peers (scripts/peers) run
-#          where scripts/gpu/stage.sh installed them into /tmp/site in this or an earlier call of
-#          the warm machine; where not, the record says so per shape. All of them:
+#          the script's default, the sum of the started groups' shares (77 s an operator for
+#          kernelgen, Liger and FlagGems together, a serving peer's family's own). The serving
+#          peers run where scripts/gpu/stage.sh installed them into /tmp/site in this or an
+#          earlier call of the warm machine; where not, the record says so per shape. All of them
+#          (over 600 s by default: split the ops over two calls, or give BENCH_S):
 #            BENCH_ARGS="--ops softmax rms_norm silu_and_mul decode_attn fused_moe fp8_gemm sparse_attn"
 #   graph  scripts/graph_dispatch.py: device time inside a CUDA graph, torch's op against the
 #          kernel the capture recorded ($OUT/graph.json)

@@ -34,6 +34,14 @@ MAX_KV_SPLITS = 8  # server_args.triton_attention_num_kv_splits' default on CUDA
 _DECODE = "sglang.kernels.ops.attention.decode_attention"
 _SPLITS = "sglang.kernels.ops.attention.metadata"
 _SCORE_MOD = "sglang.kernels.ops.attention.score_mod"
+# What fused_experts imports beyond the staged wheels (an H100 run of 2026-12-07 stopped at the
+# first, a CPU probe of the 0.5.17 wheel found the rest): the server's utilities, and the CUDA
+# ops it calls between its two GEMMs, which no Triton stand-in would time as SGLang runs them.
+FUSED_MOE_NOT_STAGED = (
+    "not staged: SGLang's runtime imports orjson, psutil, pybase64, requests, PIL, starlette and "
+    "a torchvision built for this torch, and fused_experts calls silu_and_mul and "
+    "moe_sum_reduce from sglang-kernel 0.4.5, a 383 MB wheel"
+)
 
 
 def token_indices(
@@ -131,9 +139,18 @@ def _decode_attention() -> Binder:
 
 
 def _fused_experts() -> Binder:
-    from sglang.srt.layers.moe.moe_runner import MoeRunnerConfig
-    from sglang.srt.layers.moe.moe_runner.triton_utils import fused_experts
-    from sglang.srt.layers.moe.topk import StandardTopKOutput
+    try:
+        from sglang.srt.layers.moe.moe_runner import MoeRunnerConfig
+        from sglang.srt.layers.moe.moe_runner.triton_utils import fused_experts
+        from sglang.srt.layers.moe.topk import StandardTopKOutput
+    except Exception as e:
+        # A failed import leaves sglang's half-run packages in sys.modules, and the next shape's
+        # import failed as KeyError: 'sglang'; without them each shape records the real cause.
+        for name in [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]:
+            del sys.modules[name]
+        if isinstance(e, ImportError):
+            raise ModuleNotFoundError(f"{e} ({FUSED_MOE_NOT_STAGED})", name=e.name) from e
+        raise
 
     def bind(args: list[Any]) -> Prepared:
         x, w1, w2, topk_weights, topk_ids = args
