@@ -85,7 +85,7 @@ FAMILIES: dict[str, Family] = {
 }
 
 # Peers that scripts/gpu/stage.sh leaves out, and why (sizes of 2026-12-05 from the registry; one
-# call carries 64 MiB with the working tree, about 19 MiB of it). The worker adds the note to an
+# call carries 64 MiB with the working tree, about 31 MiB of it). The worker adds the note to an
 # import failure, so the record says why the peer has no figure.
 NOT_CARRIED = {
     "vllm": "not staged: vllm 0.26.0 (the newest release pinned to torch 2.11) is a 304 MB wheel, "
