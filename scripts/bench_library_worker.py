@@ -49,6 +49,7 @@ import peers  # noqa: E402
 import torch  # noqa: E402
 
 from kernelgen.bench import timing  # noqa: E402
+from kernelgen.bench.worker import not_torchs  # noqa: E402
 from kernelgen.spec import BenchShape, OpSpec, load_spec  # noqa: E402
 from kernelgen.spec.inputs import make_inputs  # noqa: E402
 
@@ -240,10 +241,10 @@ def _flaggems_candidates(op: str) -> list[tuple[str, Callable[[], Callable[..., 
     }.get(op, [])
 
 
-def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
+def peer_impl(group: str, op: str, args: list[Any], answer: Answer) -> Impl:
     """The first of the peer's candidate APIs that runs and agrees with eager on `args`."""
     if group in peers.FAMILIES:
-        return family_impl(group, op, args, ref)
+        return family_impl(group, op, args, answer)
     candidates = _liger_candidates(op) if group == "liger" else _flaggems_candidates(op)
     if not candidates:
         return Impl(group, None, error=f"{group} has no {op}")
@@ -251,7 +252,7 @@ def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
     for api, make in candidates:
         try:
             fn = make()
-            problem = disagreement(fn(*args), ref)
+            problem = answer.wrong(fn(*args))
         except Exception as e:  # a peer's failure is a figure, not the end of the run
             problem = timing.describe_error(e)
         if problem is None:
@@ -260,7 +261,7 @@ def peer_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
     return Impl(group, None, error="; ".join(reasons))
 
 
-def family_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
+def family_impl(group: str, op: str, args: list[Any], answer: Answer) -> Impl:
     """A serving peer's first API whose binder and call run on `args` and agree with the answer
     it is checked against (eager's, or the binder's own where the peer computes another
     problem); an Impl with the reasons of each where none does."""
@@ -272,8 +273,7 @@ def family_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
         try:
             bind = make()
             call = bind(args)
-            expected = ref if call.expected is None else call.expected
-            problem = disagreement(call.fn(*call.args), expected)
+            problem = answer.of(call).wrong(call.fn(*call.args))
         except Exception as e:  # a peer's failure is a figure, not the end of the run
             problem = timing.describe_error(e)
         if problem is None:
@@ -282,31 +282,42 @@ def family_impl(group: str, op: str, args: list[Any], ref: Any) -> Impl:
     return Impl(group, None, error="; ".join(reasons)[:600])
 
 
-def bound(impl: Impl, args: list[Any], ref: Any) -> tuple[Impl, list[Any], Any]:
+def bound(impl: Impl, args: list[Any], answer: Answer) -> tuple[Impl, list[Any], Answer]:
     """The implementation, arguments and answer to time and check for one shape: a serving
     peer's binder run on the shape's arguments (its failure recorded as the shape's error)."""
     if impl.bind is None:
-        return impl, args, ref
+        return impl, args, answer
     try:
         call = impl.bind(args)
     except Exception as e:
-        return replace(impl, error=timing.describe_error(e), bind=None), args, ref
+        return replace(impl, error=timing.describe_error(e), bind=None), args, answer
     api = f"{impl.api} ({call.note})" if call.note else impl.api
-    expected = ref if call.expected is None else call.expected
-    return replace(impl, fn=call.fn, api=api, bind=None), call.args, expected
+    return replace(impl, fn=call.fn, api=api, bind=None), call.args, answer.of(call)
 
 
-def disagreement(out: Any, ref: torch.Tensor) -> str | None:
-    """None when `out` is what eager computed, up to bf16 rounding; else what differs."""
-    if not isinstance(out, torch.Tensor):
-        return f"returned {type(out).__name__}, not a tensor"
-    if out.shape != ref.shape or out.dtype != ref.dtype:
-        return f"returned {tuple(out.shape)} {out.dtype}, eager {tuple(ref.shape)} {ref.dtype}"
-    diff = (out.float() - ref.float()).abs()
-    bad = diff > 2e-2 + 2e-2 * ref.float().abs()
-    if bad.any():
-        return f"disagrees with eager: {int(bad.sum())} values off, max abs diff {diff.max():.3g}"
-    return None
+@dataclass(frozen=True)
+class Answer:
+    """What the calls of one shape are checked against, as kernelgen's bench re-checks what it
+    timed (kernelgen.bench.worker.not_torchs): `expected` by the operator's own rule where
+    `posed` holds the reference's arguments that pose the problem (a GEMM's error against its
+    operands' scale, index sets in any order), else by twice the verifier's tolerance. So a peer
+    is held to the rule kernelgen's own candidates are, not to one of this bench's."""
+
+    spec: OpSpec
+    shape: BenchShape
+    expected: Any  # eager's answer, or a serving peer's own where it computes another problem
+    posed: list[Any] | None
+
+    def wrong(self, out: Any) -> str | None:
+        """None when `out` is the answer; else what differs."""
+        return not_torchs(self.spec, self.shape, out, self.expected, self.posed)
+
+    def of(self, call: peers.Prepared) -> Answer:
+        """A serving peer's call's answer: this one where it computes the reference's problem
+        (in whatever layout), else the one its binder gives (fp8 operands requantized rowwise)."""
+        if call.expected is None:
+            return self
+        return replace(self, expected=call.expected, posed=call.posed)
 
 
 # ---------------------------------------------------------------- timing
@@ -319,7 +330,9 @@ def _fresh_compile(fn: Callable[..., Any]) -> Callable[..., Any]:
     return torch.compile(fn, dynamic=False)
 
 
-def measure(impl: Impl, args: list[Any], ref: Any) -> tuple[dict[str, Any], timing.Call | None]:
+def measure(
+    impl: Impl, args: list[Any], answer: Answer
+) -> tuple[dict[str, Any], timing.Call | None]:
     """Device time of one implementation on one input set, and the call its host time is taken
     of (None where it raised or disagreed with eager)."""
     if impl.fn is None:
@@ -327,7 +340,7 @@ def measure(impl: Impl, args: list[Any], ref: Any) -> tuple[dict[str, Any], timi
     fn = impl.per_shape() if impl.per_shape is not None else impl.fn
     with impl.context():
         try:
-            problem = disagreement(fn(*args), ref)  # the first call compiles
+            problem = answer.wrong(fn(*args))  # the first call compiles
         except Exception as e:
             return {"error": timing.describe_error(e)}, None
         if problem:
@@ -486,11 +499,11 @@ def main() -> int:
             impls = kernelgen_impls(op, spec) if a.group == "kernelgen" else None
             for shape, decode in shapes(spec):
                 args = make_inputs(spec, shape, DTYPE, "normal", SEED, "cuda")
-                ref = spec.eager(*args)
+                answer = Answer(spec, shape, spec.eager(*args), args)
                 # A peer: its API is chosen on the first shape; a serving peer's again on each
                 # shape until one runs (FlashMLA refuses every head dim but 512 and 576).
                 if impls is None or (family and impls[0].fn is None and impls[0].bind is None):
-                    impls = [peer_impl(a.group, op, args, ref)]
+                    impls = [peer_impl(a.group, op, args, answer)]
                 results = []  # (impl, head, figures, call): host times are taken together below
                 for impl in impls:
                     head = {
@@ -506,8 +519,8 @@ def main() -> int:
                         skipped = f"wider than --forced-max-cols {a.forced_max_cols}"
                         emit("measurement", **head, skipped=skipped)
                         continue
-                    shaped, shaped_args, expected = bound(impl, args, ref)
-                    results.append((shaped, head, *measure(shaped, shaped_args, expected)))
+                    shaped, shaped_args, checked = bound(impl, args, answer)
+                    results.append((shaped, head, *measure(shaped, shaped_args, checked)))
                 timed = [(i, c, f["device_us"]) for i, _, f, c in results if c is not None]
                 hosts = host_rounds(timed)
                 for impl, head, figures, call in results:
@@ -524,7 +537,7 @@ def main() -> int:
                         figures["device_again_us"] = round(graph_time(call)[0], 3)
                     emit("measurement", **head, **figures)
                 del results, timed
-                del args, ref
+                del args, answer
                 torch.cuda.empty_cache()
     return 0
 

@@ -12,7 +12,8 @@ import pytest
 import torch
 from scripts_module import script
 
-from kernelgen.spec import load_spec
+from kernelgen.spec import BenchShape, load_spec
+from kernelgen.spec.inputs import make_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ROOT / "scripts"
@@ -114,24 +115,31 @@ def fake_family(monkeypatch, worker):
     return seen
 
 
+def softmax_answer(worker, x: torch.Tensor):
+    """The worker's answer for softmax on x: eager's, by twice the verifier's tolerance."""
+    shape = BenchShape(name="t", dims={"rows": x.shape[0], "cols": x.shape[1]}, dtype="float32")
+    return worker.Answer(load_spec("softmax"), shape, torch.softmax(x, -1), [x])
+
+
 def test_a_family_api_is_the_first_that_runs_and_agrees(worker, fake_family) -> None:
     x = torch.randn(2, 8)
-    impl = worker.peer_impl("quack", "softmax", [x], torch.softmax(x, -1))
+    impl = worker.peer_impl("quack", "softmax", [x], softmax_answer(worker, x))
     assert impl.api == "a.right" and impl.error is None and impl.bind is not None
-    shaped, args, expected = worker.bound(impl, [x], torch.softmax(x, -1))
+    shaped, args, answer = worker.bound(impl, [x], softmax_answer(worker, x))
     # The shape's call is the peer's on its own layout, checked against its own answer.
     assert shaped.api == "a.right (rows flipped)" and shaped.bind is None
-    assert torch.equal(args[0], x.flip(-1)) and torch.equal(expected, x)
-    assert worker.disagreement(shaped.fn(*args), expected) is None
+    assert torch.equal(args[0], x.flip(-1)) and torch.equal(answer.expected, x)
+    assert answer.wrong(shaped.fn(*args)) is None
+    assert "entries off" in answer.wrong(shaped.fn(*args) + 0.1)
 
 
 def test_a_shape_a_family_refuses_is_that_shapes_error(worker, fake_family) -> None:
     x = torch.randn(2, 8)
-    impl = worker.peer_impl("quack", "softmax", [x], torch.softmax(x, -1))
+    impl = worker.peer_impl("quack", "softmax", [x], softmax_answer(worker, x))
     wide = torch.randn(5, 8)
-    shaped, args, _ = worker.bound(impl, [wide], torch.softmax(wide, -1))
+    shaped, args, answer = worker.bound(impl, [wide], softmax_answer(worker, wide))
     assert shaped.fn is None and shaped.error == "ValueError: refuses more than 2 rows"
-    figures, call = worker.measure(shaped, args, None)
+    figures, call = worker.measure(shaped, args, answer)
     assert figures == {"error": "ValueError: refuses more than 2 rows"} and call is None
 
 
@@ -141,11 +149,11 @@ def test_no_api_of_a_family_runs_every_reason_is_kept(worker, monkeypatch) -> No
 
     monkeypatch.setattr(worker.peers, "candidates", lambda g, op: [("q.fwd", broken)] * 2)
     x = torch.randn(2, 8)
-    impl = worker.peer_impl("quack", "softmax", [x], x)
+    impl = worker.peer_impl("quack", "softmax", [x], softmax_answer(worker, x))
     assert impl.fn is None and impl.bind is None
     assert impl.error.count("ImportError: libcute_dsl_runtime.so") == 2
     monkeypatch.setattr(worker.peers, "candidates", lambda g, op: [])
-    assert worker.peer_impl("quack", "topk", [x], x).error == "quack has no topk"
+    assert worker.peer_impl("quack", "topk", [x], None).error == "quack has no topk"
 
 
 def test_a_half_imported_sglang_gives_each_shape_the_same_cause(tmp_path, monkeypatch) -> None:
@@ -165,3 +173,29 @@ def test_a_half_imported_sglang_gives_each_shape_the_same_cause(tmp_path, monkey
         with pytest.raises(ModuleNotFoundError, match="orjson_not_staged_here.*sglang-kernel"):
             sglang._fused_experts()
     assert not [m for m in sys.modules if m == "sglang" or m.startswith("sglang.")]
+
+
+def test_a_peer_is_held_to_the_operators_own_rule_on_the_problem_it_computes(worker) -> None:
+    # torch._scaled_mm computes the rowwise-requantized GEMM, so its binder poses that problem
+    # in fp8_gemm's form, and fp8_gemm's rule judges it: its bound follows the operands' scale
+    # (a near-zero sum may be off by more than a bf16 step of itself), which an elementwise
+    # tolerance does not. That only holds while the peer is given the problem it computes.
+    script("bench_library")  # puts scripts/ on the path for the peers package
+    scaled_mm = importlib.import_module("peers.scaled_mm")
+    spec = load_spec("fp8_gemm")
+    shape = BenchShape(name="t", dims={"M": 32, "N": 256, "K": 1024}, dtype="float32")
+    args = make_inputs(spec, shape, "float32", "normal", 1, "cpu")
+    call = scaled_mm._rowwise()(args)
+    answer = worker.Answer(spec, shape, spec.eager(*args), args).of(call)
+    assert answer.expected is call.expected and answer.posed is call.posed
+    assert answer.wrong(call.expected) is None
+    allowed = spec.module.bound(call.expected.double(), call.posed).view(-1)
+    near_zero = int(call.expected.float().abs().argmin())
+    nudged = call.expected.clone().view(-1)
+    nudged[near_zero] += allowed[near_zero] / 2
+    nudged = nudged.view(call.expected.shape)
+    assert answer.wrong(nudged) is None
+    elementwise = worker.replace(answer, posed=None)  # twice the verifier's tolerance
+    assert "entries" in elementwise.wrong(nudged)
+    nudged.view(-1)[near_zero] += 2 * allowed[near_zero]
+    assert "2^-5*sqrt(sum_k (a_k*b_k)^2)" in answer.wrong(nudged)

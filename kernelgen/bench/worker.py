@@ -125,18 +125,13 @@ def recheck(
     spec: OpSpec, shape: BenchShape, fns: dict[str, Callable[..., Any]], sets: list[list[Any]]
 ) -> dict[str, str]:
     """Verify what was timed: after its timed calls, each contender must still give torch's
-    answer on this shape, or its times measured something else (a kernel that stops working
-    once it has been called often enough, say). Tolerances are twice the verifier's: torch's
-    answer here is itself rounded to the input dtype. Returns label -> why, for those that fail.
+    answer on this shape (not_torchs), or its times measured something else (a kernel that stops
+    working once it has been called often enough, say). Returns label -> why, for those that
+    fail.
 
     The first input set and the last: contenders run as shipped (as_shipped) replay a launch
     plan made on their first call, and the two sets have the same key but other data and other
     addresses, so a launcher whose choices depend on more than the key (_plans.py) shows here."""
-    from kernelgen.spec import Tolerance
-    from kernelgen.verify import checks
-
-    tol = spec.tolerance(shape.dtype, shape.dims)
-    loose = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
     bad: dict[str, str] = {}
     for args in [sets[0], *sets[1:][-1:]]:
         with torch.no_grad():
@@ -151,22 +146,36 @@ def recheck(
             except Exception as e:  # noqa: BLE001 - it ran during timing; now it does not
                 bad[label] = f"after timing: {describe_error(e)}"
                 continue
-            failure = checks.structure(out, expected)
-            if failure is None and spec.compare is not None:
-                # The operator's own rule (index sets in any order, quantized values a step
-                # apart), torch's answer standing for the truth.
-                msg = spec.judge(out, expected, shape, args)
-                if msg:
-                    bad[label] = f"after timing, the output is not torch's: {msg}"
-                continue
-            if failure is None:
-                for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
-                    failure, _ = checks.values(o, r, loose)
-                    if failure:
-                        break
-            if failure is not None:
-                bad[label] = f"after timing, the output is not torch's: {failure.reason}"
+            why = not_torchs(spec, shape, out, expected, args)
+            if why is not None:
+                bad[label] = f"after timing, the output is not torch's: {why}"
     return bad
+
+
+def not_torchs(
+    spec: OpSpec, shape: BenchShape, out: Any, expected: Any, args: list[Any] | None
+) -> str | None:
+    """Why `out` is not torch's answer `expected` on a bench shape, None when it is. The
+    operator's own rule (index sets in any order, quantized values a step apart, a GEMM's
+    error against its operands' scale), given `args`, the reference's arguments that pose the
+    problem; where there is no such rule or no such arguments (a peer that computes another
+    problem in its own layout), twice the verifier's tolerance, since torch's answer here is
+    itself rounded to the input dtype."""
+    from kernelgen.spec import Tolerance
+    from kernelgen.verify import checks
+
+    failure = checks.structure(out, expected)
+    if failure is not None:
+        return failure.reason
+    if spec.compare is not None and args is not None:
+        return spec.judge(out, expected, shape, args)
+    tol = spec.tolerance(shape.dtype, shape.dims)
+    loose = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
+    for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
+        failure, _ = checks.values(o, r, loose)
+        if failure is not None:
+            return failure.reason
+    return None
 
 
 class _Peers:

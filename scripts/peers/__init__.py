@@ -34,12 +34,15 @@ if TYPE_CHECKING:  # the parent bench reads FAMILIES without paying for torch's 
 @dataclass
 class Prepared:
     """One peer call on one input set: fn(*args), checked against `expected` where given (else
-    against eager's answer); `note` says what differs from the reference's problem."""
+    against eager's answer); `note` says what differs from the reference's problem. `posed`,
+    with `expected`: the peer's problem as the reference's arguments, so that the operator's own
+    rule judges it (else twice the verifier's tolerance does)."""
 
     fn: Callable[..., Any]
     args: list[Any]
     expected: torch.Tensor | None = None
     note: str | None = None
+    posed: list[Any] | None = None
 
 
 Binder = Callable[[list[Any]], Prepared]

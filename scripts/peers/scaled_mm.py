@@ -6,7 +6,7 @@ them and the record's api keeps the refusal. What it takes is one scale per row 
 row of b (rowwise): the operands are requantized so, from the dequantized block-scaled values (not
 timed: a model stores its weights in the layout its GEMM takes). The peer then computes another
 problem, so its answer is checked against the same GEMM on its own rowwise operands (dequantized
-in fp32, multiplied, rounded to bf16), not against eager's.
+in fp32, multiplied, rounded to bf16), not against eager's, by fp8_gemm's own rule.
 """
 
 from __future__ import annotations
@@ -57,8 +57,16 @@ def _rowwise() -> Binder:
             refused = f"block scales refused: {_describe(e)}"
         a_row, s_a = rowwise(ref.dequant_a(a, a_scale, torch.float32))
         b_row, s_b = rowwise(ref.dequant_b(b, b_scale, torch.float32))
-        expected = ((a_row.float() * s_a) @ (b_row.float() * s_b).T).to(torch.bfloat16)
-        return Prepared(rowwise_call, [a_row, s_a, b_row, s_b.T.contiguous()], expected, refused)
+        a_value, b_value = a_row.float() * s_a, b_row.float() * s_b
+        expected = (a_value @ b_value.T).to(torch.bfloat16)
+        # The rowwise problem in the reference's form (its values, unit block scales): fp8_gemm's
+        # own rule judges the answer, as it judges kernelgen's, its bound growing with the
+        # operands' scale where a sum over K cancels.
+        unit_a = a_scale.new_ones(a_scale.shape)
+        unit_b = b_scale.new_ones(b_scale.shape)
+        posed = [a_value, unit_a, b_value, unit_b]
+        args = [a_row, s_a, b_row, s_b.T.contiguous()]
+        return Prepared(rowwise_call, args, expected, refused, posed)
 
     return bind
 
