@@ -18,7 +18,7 @@ host time (wall time per call of back-to-back calls, synchronized once) of
 - Liger-Kernel and FlagGems where they import, each in a process of its own: importing FlagGems
   slows every Triton launch in its process. A peer that is missing, raises, or disagrees with
   eager is recorded as such, never dropped. Agreeing is as kernelgen's bench re-checks its own
-  contenders (kernelgen.bench.worker.not_torchs): the operator's own rule where it has one,
+  contenders (kernelgen.bench.worker.disagreement): the operator's own rule where it has one,
   else twice the verifier's tolerance.
 - the serving libraries' kernels (scripts/peers, issue [P]), each family in a process of its
   own, for the ops it has: QuACK (softmax, rms_norm), FlashInfer and SGLang (decode_attn), SGLang

@@ -49,7 +49,7 @@ import peers  # noqa: E402
 import torch  # noqa: E402
 
 from kernelgen.bench import timing  # noqa: E402
-from kernelgen.bench.worker import not_torchs  # noqa: E402
+from kernelgen.bench.worker import disagreement  # noqa: E402
 from kernelgen.spec import BenchShape, OpSpec, load_spec  # noqa: E402
 from kernelgen.spec.inputs import make_inputs  # noqa: E402
 
@@ -298,7 +298,7 @@ def bound(impl: Impl, args: list[Any], answer: Answer) -> tuple[Impl, list[Any],
 @dataclass(frozen=True)
 class Answer:
     """What the calls of one shape are checked against, as kernelgen's bench re-checks what it
-    timed (kernelgen.bench.worker.not_torchs): `expected` by the operator's own rule where
+    timed (kernelgen.bench.worker.disagreement): `expected` by the operator's own rule where
     `posed` holds the reference's arguments that pose the problem (a GEMM's error against its
     operands' scale, index sets in any order), else by twice the verifier's tolerance. So a peer
     is held to the rule kernelgen's own candidates are, not to one of this bench's."""
@@ -310,7 +310,7 @@ class Answer:
 
     def wrong(self, out: Any) -> str | None:
         """None when `out` is the answer; else what differs."""
-        return not_torchs(self.spec, self.shape, out, self.expected, self.posed)
+        return disagreement(self.spec, self.shape, out, self.expected, self.posed)
 
     def of(self, call: peers.Prepared) -> Answer:
         """A serving peer's call's answer: this one where it computes the reference's problem

@@ -125,9 +125,9 @@ def recheck(
     spec: OpSpec, shape: BenchShape, fns: dict[str, Callable[..., Any]], sets: list[list[Any]]
 ) -> dict[str, str]:
     """Verify what was timed: after its timed calls, each contender must still give torch's
-    answer on this shape (not_torchs), or its times measured something else (a kernel that stops
-    working once it has been called often enough, say). Returns label -> why, for those that
-    fail.
+    answer on this shape (by `disagreement`'s rule), or its times measured something else (a
+    kernel that stops working once it has been called often enough, say). Returns label -> why,
+    for those that fail.
 
     The first input set and the last: contenders run as shipped (as_shipped) replay a launch
     plan made on their first call, and the two sets have the same key but other data and other
@@ -146,21 +146,21 @@ def recheck(
             except Exception as e:  # noqa: BLE001 - it ran during timing; now it does not
                 bad[label] = f"after timing: {describe_error(e)}"
                 continue
-            why = not_torchs(spec, shape, out, expected, args)
+            why = disagreement(spec, shape, out, expected, args)
             if why is not None:
                 bad[label] = f"after timing, the output is not torch's: {why}"
     return bad
 
 
-def not_torchs(
+def disagreement(
     spec: OpSpec, shape: BenchShape, out: Any, expected: Any, args: list[Any] | None
 ) -> str | None:
-    """Why `out` is not torch's answer `expected` on a bench shape, None when it is. The
-    operator's own rule (index sets in any order, quantized values a step apart, a GEMM's
-    error against its operands' scale), given `args`, the reference's arguments that pose the
-    problem; where there is no such rule or no such arguments (a peer that computes another
-    problem in its own layout), twice the verifier's tolerance, since torch's answer here is
-    itself rounded to the input dtype."""
+    """Why `out` is not the answer `expected` (torch's, or a peer's own problem's) on a bench
+    shape, None when it is. The operator's own rule (index sets in any order, quantized values
+    a step apart, a GEMM's error against its operands' scale), given `args`, the reference's
+    arguments that pose the problem; where there is no such rule or no such arguments (a peer
+    that computes another problem in its own layout), twice the verifier's tolerance, since
+    torch's answer here is itself rounded to the input dtype."""
     from kernelgen.spec import Tolerance
     from kernelgen.verify import checks
 
