@@ -278,7 +278,7 @@ def optimize(
     target_pct: Annotated[float | None, typer.Option(help="stop at this % of the limit")] = None,
     resume: Annotated[str | None, typer.Option(help="continue this run id")] = None,
     source: Annotated[
-        str | None, typer.Option("--from", help="replay run id or files folder")
+        str | None, typer.Option("--from", help="replay run id, or files folder or .py file")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json")] = False,
     gpus: GpusOpt = None,

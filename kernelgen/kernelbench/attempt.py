@@ -21,7 +21,7 @@ from kernelgen import paths, store
 from kernelgen.config import load_settings
 from kernelgen.errors import KernelgenError
 from kernelgen.kernelbench.results import KbCheck, SuiteProblem, SuiteSettings
-from kernelgen.records import RunRecord
+from kernelgen.records import CandidateRecord, RunRecord
 from kernelgen.spec import has_seed, load_spec
 
 # The hard limit of one run's process past its own time limit: the loop checks its budget
@@ -116,7 +116,13 @@ def cannot_run(p: SuiteProblem, settings: SuiteSettings) -> str | None:
     return None
 
 
-def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: str | None):
+def _command(
+    p: SuiteProblem,
+    settings: SuiteSettings,
+    proposer: str,
+    resume: str | None,
+    again: Path | None = None,
+):
     cmd = [sys.executable, "-m", "kernelgen", "optimize", p.op, "--device", settings.device]
     if not settings.promote:
         cmd += ["--no-promote"]
@@ -133,7 +139,7 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
     if settings.budget_s is not None:
         cmd += ["--time-limit", f"{settings.budget_s:g}"]
     if proposer == "files":
-        cmd += ["--from", str(paths.root() / (settings.source or "") / p.op)]
+        cmd += ["--from", str(again or paths.root() / (settings.source or "") / p.op)]
     if proposer == "replay":
         cmd += ["--from", _runs(p.op, "llm", settings.device)[-1].id]
     if settings.model:
@@ -144,19 +150,26 @@ def _command(p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: st
 
 
 def run_pipeline(
-    p: SuiteProblem, settings: SuiteSettings, proposer: str, resume: str | None, log: Path
+    p: SuiteProblem,
+    settings: SuiteSettings,
+    proposer: str,
+    resume: str | None,
+    log: Path,
+    again: Path | None = None,
 ) -> str | None:
     """`kernelgen optimize` on the problem in a process of its own, its output in `log`; the
-    last line of its errors where it failed, else None."""
+    last line of its errors where it failed, else None. `again`: with files, the one source
+    to judge (a rejudge's) in place of the problem's folder."""
     from kernelgen.verify.sandbox import _child_setup
 
     limit = None if settings.budget_s is None else 2 * settings.budget_s + GRACE_S
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
-        out.write(f"$ {' '.join(_command(p, settings, proposer, resume)[1:])}\n".encode())
+        command = _command(p, settings, proposer, resume, again)
+        out.write(f"$ {' '.join(command[1:])}\n".encode())
         out.flush()
         proc = subprocess.Popen(
-            _command(p, settings, proposer, resume),
+            command,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -194,14 +207,29 @@ def find_run(p: SuiteProblem, device: str) -> RunRecord | None:
     return made[0] if made else None
 
 
+def accepted(run: RunRecord, records: list[CandidateRecord]) -> str | None:
+    """The candidate a run accepted: its best, else its first accepted (a run not benched)."""
+    return run.best or next((r.id for r in records if r.status == "accepted"), None)
+
+
+def accepted_source(op: str, run_id: str) -> Path | None:
+    """The source, as judged, of the candidate run `run_id` accepted; None where there is none."""
+    try:
+        run = store.load_run(op, run_id)
+    except KernelgenError:
+        return None
+    cand = accepted(run, store.load_candidates(op, run_id))
+    return store.candidate_path(op, run_id, cand) if cand is not None else None
+
+
 def settle(p: SuiteProblem, run: RunRecord) -> None:
     """The problem's status from what its run came to."""
     records = store.load_candidates(run.op, run.id)
     p.run, p.device = run.id, run.settings.device
-    accepted = [r for r in records if r.status == "accepted"]
     judged = [r for r in records if r.status == "rejected"]
-    if run.best is not None or accepted:
-        p.status, p.candidate = "accepted", run.best or accepted[0].id
+    best = accepted(run, records)
+    if best is not None:
+        p.status, p.candidate = "accepted", best
         p.category, p.reason = None, None
     elif judged:
         last = judged[-1]

@@ -11,8 +11,9 @@ folders; with files, those whose runs judged every file in their folders are lef
 the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
 new attempt settles, and stands whole where the new one accepts nothing.
 --rejudge attempts again each accepted problem whose run another GPU made (an H100's verdicts
-taken again on the H200; on the CPU, a GPU's): what this machine's judge says stands, a
-rejection too, naming the run it replaces. Once a problem's run is this GPU's it is not
+taken again on the H200; on the CPU, a GPU's): with files, the source that run accepted is judged
+again, alone, and what this machine's judge says stands, a rejection too, naming the run it
+replaces. Once a problem's run is this GPU's it is not
 rejudged again, so a rejudge cut short and repeated, on this machine or on another of its kind,
 goes on where it stopped.
 
@@ -422,7 +423,13 @@ def _one(
             failed = None
         else:
             resume = run.id if run is not None else None
-            failed = attempt.run_pipeline(p, s, proposer, resume, log)
+            # A rejudge judges again the very source the replaced run accepted, not the
+            # folder's first file: with --first-accepted that would be another candidate (an
+            # a_fused.py where the redo had kept a faster b_rows.py), and its figure another's.
+            again = None
+            if not keep_earlier and proposer == "files" and p.replaces is not None:
+                again = attempt.accepted_source(p.op, p.replaces)
+            failed = attempt.run_pipeline(p, s, proposer, resume, log, again)
     if book.stopping.is_set():  # its process was interrupted with the suite: resumed later
         return
     run = attempt.find_run(p, s.device)

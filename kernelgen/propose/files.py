@@ -1,5 +1,5 @@
 """The `files` proposer: every *.py in a folder, as candidates written elsewhere (a person,
-another agent), in name order. Judged exactly like any other candidate."""
+another agent), in name order; or one file. Judged exactly like any other candidate."""
 
 from __future__ import annotations
 
@@ -15,11 +15,14 @@ class FilesProposer:
     model = None
 
     def __init__(self, folder: Path, skip: int = 0):
-        if not folder.is_dir():
-            raise UsageError(f"--from {folder}: not a folder")
-        self.files = sorted(folder.glob("*.py"))
-        if not self.files:
-            raise UsageError(f"--from {folder}: no *.py files there")
+        if folder.is_file() and folder.suffix == ".py":
+            self.files = [folder]  # one source: a run's accepted one judged again, say
+        elif folder.is_dir():
+            self.files = sorted(folder.glob("*.py"))
+            if not self.files:
+                raise UsageError(f"--from {folder}: no *.py files there")
+        else:
+            raise UsageError(f"--from {folder}: not a folder nor a .py file")
         self.next = skip  # on resume, the files already taken
         self.usage = Usage()
 

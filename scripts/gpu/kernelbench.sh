@@ -27,7 +27,7 @@
 # short can be repeated as it was.
 # REJUDGE=1: the accepted problems (of PROBLEMS, else all) whose runs another GPU made are
 # attempted again on this one (--rejudge), and its verdict stands: an H100's record re-judged
-# and re-timed on the H200. A problem whose run is this GPU's is not rejudged, so a call cut
+# and re-timed on the H200, each problem's accepted source alone (not its folder's first file). A problem whose run is this GPU's is not rejudged, so a call cut
 # short can be repeated as it was, on this machine or a fresh one of its kind.
 # BENCH=0: the run does not time its accepted candidate (--no-bench); KernelBench's timing of it,
 # which follows each run, is the suite's figure, and the pipeline's own bench would time it again

@@ -184,8 +184,9 @@ def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
     kb_project: Path,
 ) -> None:
     """--rejudge attempts an accepted problem again where its run was made on another GPU (here:
-    an H100's run, judged again on this machine), once: the new run is this machine's. Where
-    the new judge rejects, the rejection stands; no earlier acceptance is kept for it."""
+    an H100's run, judged again on this machine), once: the new run is this machine's, and it
+    judges the very source the other accepted, not the folder's files. Where the new judge
+    rejects, the rejection stands; no earlier acceptance is kept for it."""
     from kernelgen.errors import UsageError
 
     folder = _proposals(kb_project)
@@ -199,18 +200,23 @@ def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
     assert "--rejudge: 0 accepted problems whose runs were not made on the CPU" in events
     assert store.list_runs(SOFTMAX) == [first.run]
 
+    # A file added since, first in name order, is not what the other GPU accepted: not judged.
+    (folder / "0_added_since.py").write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
     _made_on(SOFTMAX, first.run, "NVIDIA H100 80GB HBM3")
     second = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
     assert second.status == "accepted" and second.run != first.run
     assert second.replaces == first.run and second.earlier is None and second.kb_correct is True
+    (judged,) = store.load_candidates(SOFTMAX, second.run)
+    assert judged.status == "accepted"
+    assert store.candidate_source(SOFTMAX, second.run, judged.id) == GOOD
     assert _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX] == second  # once
     assert len(store.list_runs(SOFTMAX)) == 2
 
-    # Where this machine's judge rejects what the other GPU's accepted, the rejection stands.
+    # Where this machine's judge rejects what the other GPU's accepted, the rejection stands:
+    # here, the source as the other GPU's run kept it is one this judge rejects.
     _made_on(SOFTMAX, second.run, "NVIDIA H100 80GB HBM3")
-    for f in folder.glob("*.py"):
-        f.unlink()
-    (folder / "c_unnormalised.py").write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
+    kept = store.candidate_path(SOFTMAX, second.run, second.candidate)
+    kept.write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
     third = _by_op(run_suite(rejudge, _quiet, _quiet))[SOFTMAX]
     assert third.status == "rejected" and third.category == "incorrect"
     assert third.replaces == second.run and third.earlier is None and third.kb_correct is None
