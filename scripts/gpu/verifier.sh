@@ -5,7 +5,7 @@
 #
 #   [STEPS="hang suite"] [SHARDS=3] [SUITE_S=330] [SUITE_K="6_race or honest"] [SUITE=FILES]
 #   [SUITE_PART=I/N]
-#   [TESTS=tests/verify] [PROFILE_OPS=rms_norm] [PROFILE_S=120]
+#   [TESTS="PATH ..."] [PROFILE_OPS=rms_norm] [PROFILE_S=120]
 #   [COLD="PATH ..."] [COLD_PARALLEL=2] [COLD_SEED=1] [COLD_S=540]
 #     bash scripts/gpu/verifier.sh [NODE_ID ...]
 #
@@ -22,7 +22,9 @@
 #             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest. With
 #             KERNELGEN_COLD_VERDICTS=1 each verdict is cold (a fresh judge, an empty Triton
 #             cache: tests/verify/suite.py), the time [V2] bounds by 60 s
-#   tests     every GPU test under TESTS (default tests/verify) in one process, -x
+#   tests     every GPU test of TESTS in one process, -x. By default those the suite and hang
+#             steps leave: tests/verify's other files (the limit cases' cheats, fills, tensors,
+#             the interpreter's twin) and KernelBench's hacks (tests/kernelbench/test_hacks.py)
 #   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, each of
 #             which must be accepted): each candidate in a fresh process over an empty Triton
 #             cache, COLD_PARALLEL at once, cut at COLD_S s; $OUT/cold-verdicts.jsonl as it goes
@@ -74,8 +76,12 @@ if has suite; then
 fi
 
 if has tests; then
+  if [ -z "${TESTS:-}" ]; then
+    TESTS="$(ls tests/verify/test_*.py | grep -v -e test_holes.py -e test_suite_gpu.py \
+      -e test_deadlines.py | tr '\n' ' ') tests/kernelbench/test_hacks.py"
+  fi
   # shellcheck disable=SC2086 # TESTS is a list of paths
-  TAIL=30 step tests python3 -m pytest -q -m gpu -x ${TESTS:-tests/verify}
+  TAIL=30 step tests python3 -m pytest -q -m gpu -x $TESTS
 fi
 
 if has cold; then
