@@ -17,9 +17,9 @@ host time (wall time per call of back-to-back calls, synchronized once) of
 - torch.<op> under kernelgen_ops.use() (the routed torch call; softmax and rms_norm);
 - Liger-Kernel and FlagGems where they import, each in a process of its own: importing FlagGems
   slows every Triton launch in its process. A peer that is missing, raises, or disagrees with
-  eager is recorded as such, never dropped. Agreeing is as kernelgen's bench re-checks its own
-  contenders (kernelgen.bench.worker.disagreement): the operator's own rule where it has one,
-  else twice the verifier's tolerance.
+  eager is recorded as such, never dropped. Agreeing is by the operator's own rule where it has
+  one (kernelgen.bench.worker.disagreement), else within bf16 rounding's order
+  (bench_library_worker.PEER_TOLERANCE).
 - the serving libraries' kernels (scripts/peers, issue [P]), each family in a process of its
   own, for the ops it has: QuACK (softmax, rms_norm), FlashInfer and SGLang (decode_attn), SGLang
   and vLLM (fused_moe), torch._scaled_mm rowwise (fp8_gemm), FlashMLA (sparse_attn). A family

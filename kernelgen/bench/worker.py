@@ -54,7 +54,7 @@ from kernelgen.bench.timing import (
     rotating,
 )
 from kernelgen.records import BenchRecord, Environment, PeerTime, ShapeFailure, ShapeTiming
-from kernelgen.spec import BenchShape, OpSpec, load_spec
+from kernelgen.spec import BenchShape, OpSpec, Tolerance, load_spec
 
 # The targets, and what callers import from here: the messages (messages.py) and the contender's
 # loading and compile facts (contender.py) that the targets use.
@@ -153,15 +153,20 @@ def recheck(
 
 
 def disagreement(
-    spec: OpSpec, shape: BenchShape, out: Any, expected: Any, args: list[Any] | None
+    spec: OpSpec,
+    shape: BenchShape,
+    out: Any,
+    expected: Any,
+    args: list[Any] | None,
+    loose: Tolerance | None = None,
 ) -> str | None:
     """Why `out` is not the answer `expected` (torch's, or a peer's own problem's) on a bench
     shape, None when it is. The operator's own rule (index sets in any order, quantized values
     a step apart, a GEMM's error against its operands' scale), given `args`, the reference's
     arguments that pose the problem; where there is no such rule or no such arguments (a peer
-    that computes another problem in its own layout), twice the verifier's tolerance, since
-    torch's answer here is itself rounded to the input dtype."""
-    from kernelgen.spec import Tolerance
+    that computes another problem in its own layout), per element within `loose`: by default
+    twice the verifier's tolerance, since torch's answer here is itself rounded to the input
+    dtype."""
     from kernelgen.verify import checks
 
     failure = checks.structure(out, expected)
@@ -169,8 +174,9 @@ def disagreement(
         return failure.reason
     if spec.compare is not None and args is not None:
         return spec.judge(out, expected, shape, args)
-    tol = spec.tolerance(shape.dtype, shape.dims)
-    loose = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
+    if loose is None:
+        tol = spec.tolerance(shape.dtype, shape.dims)
+        loose = Tolerance(rtol=2 * tol.rtol, atol=2 * tol.atol)
     for o, r in zip(checks.leaves(out), checks.leaves(expected), strict=True):
         failure, _ = checks.values(o, r, loose)
         if failure is not None:
