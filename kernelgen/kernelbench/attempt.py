@@ -89,14 +89,16 @@ def unusable(p: SuiteProblem, settings: SuiteSettings, proposer: str) -> str | N
     return None
 
 
-def judged_every_file(op: str, source: str | None, device: str) -> bool:
-    """Whether the problem's `files` runs on this device have judged every candidate file now
-    under SOURCE/OP/, each known by the sha256 of its text as the proposer reads it: a --redo
-    would find nothing new (a redo that accepted nothing judged them too)."""
+def judged_every_file(op: str, source: str | None, device: str, gpu: str | None) -> bool:
+    """Whether the problem's `files` runs on this device and this GPU (`gpu`, as runs record
+    it: None on the CPU) have judged every candidate file now under SOURCE/OP/, each known by
+    the sha256 of its text as the proposer reads it: a --redo would find nothing new (a redo
+    that accepted nothing judged them too). Another GPU's runs do not count: a redo on the H200
+    judges again what an H100 judged."""
     from kernelgen.verify import sha256  # torch: not at the CLI's import
 
     files = sorted((paths.root() / (source or ".") / op).glob("*.py"))
-    runs = _runs(op, "files", device)
+    runs = [r for r in _runs(op, "files", device) if r.environment.gpu == gpu]
     judged = {rec.sha256 for run in runs for rec in store.load_candidates(op, run.id)}
     return bool(files) and all(sha256(f.read_text(errors="replace")) in judged for f in files)
 

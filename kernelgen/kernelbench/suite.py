@@ -244,7 +244,8 @@ def _wanted(p: SuiteProblem, o: SuiteOptions) -> bool:
 
 
 def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str, here: str | None) -> bool:
-    """Whether to attempt `p` now; `here`: the GPU this suite's runs record (--rejudge)."""
+    """Whether to attempt `p` now; `here`: the GPU this suite's runs record (--rejudge,
+    --redo)."""
     if not _wanted(p, o):
         return False
     if p.status in ("pending", "running"):
@@ -252,16 +253,17 @@ def _todo(p: SuiteProblem, o: SuiteOptions, proposer: str, here: str | None) -> 
     if o.rejudge and p.status == "accepted":
         return gpu_of(p) != here
     if o.redo:
-        return not _nothing_new(p, o, proposer)
+        return not _nothing_new(p, o, proposer, here)
     # An agent works between suites: what it did since is taken again.
     again = o.retry or proposer == "agent"
     return again and p.status != "accepted"
 
 
-def _nothing_new(p: SuiteProblem, o: SuiteOptions, proposer: str) -> bool:
-    """A --redo with files where the problem's runs have judged every file in its folder: the
-    same redo called again (a GPU call cut short, then repeated) attempts only what it has not."""
-    return proposer == "files" and attempt.judged_every_file(p.op, o.source, o.device)
+def _nothing_new(p: SuiteProblem, o: SuiteOptions, proposer: str, here: str | None) -> bool:
+    """A --redo with files where the problem's runs on this GPU have judged every file in its
+    folder: the same redo called again (a GPU call cut short, then repeated) attempts only what
+    it has not."""
+    return proposer == "files" and attempt.judged_every_file(p.op, o.source, o.device, here)
 
 
 def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
@@ -271,7 +273,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         rec = open_state(o)
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
-        here = gpu_name(o.device) if o.rejudge else None
+        here = gpu_name(o.device) if o.rejudge or o.redo else None
         todo = []
         for p in rec.problems:
             if _todo(p, o, proposer, here):

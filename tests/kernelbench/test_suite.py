@@ -141,19 +141,26 @@ def test_redo_replaces_an_accepted_run_and_keeps_it_where_the_new_accepts_nothin
     assert _by_op(run_suite(redo, events.append, _quiet))[SOFTMAX] == second
     assert len(store.list_runs(SOFTMAX)) == 2
     assert any("judged every file in its folder already: not redone" in e for e in events)
+    # Files judged on another GPU are not judged here: a redo on the H200 takes them again.
+    for run_id in store.list_runs(SOFTMAX):
+        _made_on(SOFTMAX, run_id, "NVIDIA H100 80GB HBM3")
+    elsewhere = _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX]
+    assert elsewhere.status == "accepted" and elsewhere.replaces == second.run
+    assert len(store.list_runs(SOFTMAX)) == 3
+    second = elsewhere
 
     for f in folder.glob("*.py"):
         f.unlink()
     (folder / "c_unnormalised.py").write_text(GOOD.replace("num / tl.sum(num, axis=0)", "num"))
     events.clear()
     third = _by_op(run_suite(redo, events.append, _quiet))[SOFTMAX]
-    assert len(store.list_runs(SOFTMAX)) == 3  # the new attempt was made, and accepted nothing
+    assert len(store.list_runs(SOFTMAX)) == 4  # the new attempt was made, and accepted nothing
     # The earlier entry stands whole: its run, its figures, when it ran and what it waited.
     assert third == second.model_copy(update={"selected": third.selected})
-    assert third.earlier is None and third.replaces == first.run
+    assert third.earlier is None and third.replaces == second.replaces
     assert any("the earlier run stands" in e for e in events)
     assert _by_op(run_suite(redo, _quiet, _quiet))[SOFTMAX] == third  # its file judged: not again
-    assert len(store.list_runs(SOFTMAX)) == 3
+    assert len(store.list_runs(SOFTMAX)) == 4
 
     # A redo cut short and started afresh (by another proposer: not resumed) keeps the entry
     # it kept, which stands where the fresh attempt accepts nothing.
