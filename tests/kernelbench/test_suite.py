@@ -483,7 +483,7 @@ def test_jobs_attempt_problems_at_once_under_the_gpu_lock(
     together = threading.Barrier(2, timeout=60)
     seen: dict[str, dict[str, str | None]] = {}
 
-    def run_pipeline(p, settings, proposer, resume, log):  # noqa: ANN001, ANN202
+    def run_pipeline(p, settings, proposer, resume, log, again=None):  # noqa: ANN001, ANN202
         names = (gpulock.LOCK_ENV, gpulock.LOG_ENV, TRUTH_SHARE_ENV, COMPILERS_ENV)
         seen[p.op] = {k: os.environ.get(k) for k in names}
         seen[p.op]["judge's compile runners"] = str(workers())  # as its judge would start
