@@ -288,7 +288,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
             book = _Book(rec, waits)
 
             def work(p: SuiteProblem) -> None:
-                _one(book, p, proposer, event, keep_earlier=not o.rejudge)
+                _one(book, p, proposer, event, rejudge=o.rejudge)
                 if not book.stopping.is_set():
                     done(p)
 
@@ -370,22 +370,20 @@ def _earlier_stands(book: _Book, p: SuiteProblem, why: str, event: Events) -> No
     book.put(p, waits=False)
 
 
-def _one(
-    book: _Book, p: SuiteProblem, proposer: str, event: Events, keep_earlier: bool = True
-) -> None:
-    """Attempt `p` (resume its run where it has one). `keep_earlier`: a --redo of an accepted
-    problem keeps its entry to stand if the new attempt accepts nothing; a --rejudge does not,
-    the judge of this GPU having the last word."""
+def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events, rejudge: bool = False) -> None:
+    """Attempt `p` (resume its run where it has one). A --redo of an accepted problem keeps its
+    entry to stand if the new attempt accepts nothing; a --rejudge does not, the judge of this
+    GPU having the last word, and with files it judges the source the replaced run accepted."""
     s = book.rec.settings
     resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
-    if not keep_earlier:  # a rejudge: this GPU's verdict stands, where it takes up a redo too
+    if rejudge:  # this GPU's verdict stands, where it takes up a redo too
         p.earlier = None
     if not resuming:
         # --redo or --rejudge of an accepted problem: the run it replaces is named; a redo
         # keeps its entry in case the new attempt accepts nothing (a redo cut short and started
         # afresh keeps the entry it kept)
         if p.status == "accepted":
-            kept = p.model_copy(update={"earlier": None}, deep=True) if keep_earlier else None
+            kept = None if rejudge else p.model_copy(update={"earlier": None}, deep=True)
             p.earlier, p.replaces = kept, p.run
         elif p.status != "running":
             p.earlier = p.replaces = None
@@ -429,7 +427,7 @@ def _one(
             # folder's first file: with --first-accepted that would be another candidate (an
             # a_fused.py where the redo had kept a faster b_rows.py), and its figure another's.
             again = None
-            if not keep_earlier and proposer == "files" and p.replaces is not None:
+            if rejudge and proposer == "files" and p.replaces is not None:
                 again = attempt.accepted_source(p.op, p.replaces)
             failed = attempt.run_pipeline(p, s, proposer, resume, log, again)
     if book.stopping.is_set():  # its process was interrupted with the suite: resumed later

@@ -14,15 +14,15 @@ class FilesProposer:
     name = "files"
     model = None
 
-    def __init__(self, folder: Path, skip: int = 0):
-        if folder.is_file() and folder.suffix == ".py":
-            self.files = [folder]  # one source: a run's accepted one judged again, say
-        elif folder.is_dir():
-            self.files = sorted(folder.glob("*.py"))
+    def __init__(self, source: Path, skip: int = 0):
+        if source.is_file() and source.suffix == ".py":
+            self.files = [source]  # one source: a run's accepted one judged again, say
+        elif source.is_dir():
+            self.files = sorted(source.glob("*.py"))
             if not self.files:
-                raise UsageError(f"--from {folder}: no *.py files there")
+                raise UsageError(f"--from {source}: no *.py files there")
         else:
-            raise UsageError(f"--from {folder}: not a folder nor a .py file")
+            raise UsageError(f"--from {source}: not a folder nor a .py file")
         self.next = skip  # on resume, the files already taken
         self.usage = Usage()
 
