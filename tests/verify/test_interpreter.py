@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Run in a fresh interpreter: TRITON_INTERPRET is read when triton is imported, and the patch
 # is the sandboxed runner's, not this process's.
+
+def _run(code: str, interpret: bool = True) -> str:
+    """A probe's standard output. Run from a file, not `-c`: on the GPU, @triton.jit reads its
+    kernel's source back, which a `-c` program has none of. A failing probe shows its stderr."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "probe.py")
+        path.write_text(code)
+        done = subprocess.run([sys.executable, str(path)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
 _PROBE = """
 import torch, triton, triton.language as tl
 from kernelgen.verify import interpreter
@@ -45,10 +60,7 @@ for propagate in (False, True):
 
 def _probe(install: bool) -> dict[str, str]:
     code = _PROBE.format(install="interpreter.install()" if install else "")
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout
+    out = _run(code)
     return dict(line.split(" ", 1) for line in out.strip().splitlines())
 
 
@@ -92,10 +104,7 @@ print("q", same(q.float()), "back", same(back), q[:10].float().tolist())
 
 def _fp8_probe(install: bool) -> str:
     code = _FP8_PROBE.format(install="interpreter.install()" if install else "")
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    return subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout.strip()
+    return _run(code).strip()
 
 
 def test_fp8_casts_round_and_saturate_as_the_gpu_does() -> None:
@@ -133,15 +142,8 @@ print(bool((h == a.bfloat16().float()).all()), float((c - want).abs().max()) < 1
 def test_bf16_rounds_to_nearest_even_and_dots_multiply_values() -> None:
     """cvt.rn.bf16.f32 and a tensor-core dot of bf16 values (exact products, fp32 sums): what
     kernels that split fp32 into bf16 pieces rely on. Without the patch both are wrong."""
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
     for install, want in (("interpreter.install()", "True True"), ("", "False False")):
-        out = subprocess.run(
-            [sys.executable, "-c", _BF16_PROBE.format(install=install)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        out = _run(_BF16_PROBE.format(install=install)).strip()
         assert out == want, (install, out)
 
 
@@ -182,10 +184,7 @@ for p, name in enumerate(["default", "ieee", "no_tf32", "tf32x3"]):
 
 def _tf32_probe(install: bool) -> dict[str, tuple[float, float]]:
     code = _TF32_PROBE.format(install="interpreter.install()" if install else "")
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout
+    out = _run(code)
     rows = (line.split() for line in out.strip().splitlines())
     return {name: (float(exact), float(tf32)) for name, exact, tf32 in rows}
 
@@ -256,10 +255,7 @@ for f in range(4):
 
 def _libdevice_probe(install: bool) -> list[str]:
     code = _LIBDEVICE_PROBE.format(install="interpreter.install()" if install else "")
-    env = {**os.environ, "TRITON_INTERPRET": "1"}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    ).stdout
+    out = _run(code)
     return out.strip().splitlines()
 
 
@@ -461,10 +457,7 @@ def test_interpreter_emulation_matches_the_gpu() -> None:
     fp32 dot agrees with TF32 operands cut toward zero (accumulation order aside), farther from
     rounded ones; libdevice results are within a few fp32 ulps of the table's (of 1 where a
     result is smaller)."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    out = subprocess.run(
-        [sys.executable, "-c", _GPU_PROBE], env=env, capture_output=True, text=True, check=True
-    ).stdout
+    out = _run(_GPU_PROBE, interpret=False)
     seen = {line.split()[0]: [float(v) for v in line.split()[1:]] for line in out.splitlines()}
     to_cut, to_rna = seen.pop("dot")
     assert to_cut < 1e-4 < to_rna, (to_cut, to_rna)
