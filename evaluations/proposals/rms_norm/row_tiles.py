@@ -9,8 +9,13 @@ scheduling and its one reduction cost more than its load.
 Here a program takes ROWS rows at once, ROWS * BLOCK_SIZE about 4096 elements: 32 rows of 128
 per program at that shape (4096 programs), one row per program from 4096 columns on, as
 before. The tile is [ROWS, BLOCK_SIZE], each row's mean square a reduction along the tile's
-second axis, the weight loaded once per program and shared by its rows. With ROWS = 1 this is
-the shipped kernel's arithmetic and access order, so the hidden-width shapes should not move.
+second axis, the weight loaded once per program and shared by its rows. ROWS = 1 runs the
+shipped kernel's 1-D code unchanged, so the hidden widths keep their code. (A first version put
+wide rows through the same 2-D tile as [1, BLOCK_SIZE]; a quick triton.testing.do_bench on an
+H100, host launch included, gave 21.1 us at 64x7168 against the shipped kernel's 11.7, too
+coarse at a launch-bound shape to say why, and not worth the risk.) The same quick timing at
+131072x128: 29.7 us against the shipped 84.2 and eager's 86.1; the pipeline's own bench of the
+shipped kernel there, in run 20261207-084752-agent-eeae (H100), is 84.4 us.
 
 Math is the shipped kernel's: squares summed in fp32, y = x * (1 / sqrt(mean + eps)) * w,
 stored in x's dtype. Row offsets are int64 (the limit case has 262208 rows of 8192). Any
@@ -52,18 +57,30 @@ def _rms_norm_kernel(
     ROWS: tl.constexpr,  # rows per program, a power of two
     BLOCK_SIZE: tl.constexpr,  # power of two >= n_cols
 ):
-    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK_SIZE)
     cmask = cols < n_cols
-    mask = (rows < n_rows)[:, None] & cmask[None, :]
-    x = tl.load(
-        x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn, mask=mask, other=0.0
-    ).to(tl.float32)
-    w = tl.load(w_ptr + cols, mask=cmask, other=0.0).to(tl.float32)
-    inv = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / n_cols + eps)
-    y = x * inv[:, None] * w[None, :]
-    tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :], y.to(y_ptr.dtype.element_ty),
-             mask=mask)
+    if ROWS == 1:
+        # The shipped kernel's 1-D code, as it was: a [1, BLOCK_SIZE] tile of a wide row can
+        # be laid out with warps along its unit axis.
+        row = tl.program_id(0).to(tl.int64)
+        x = tl.load(x_ptr + row * stride_xm + cols * stride_xn, mask=cmask, other=0.0).to(
+            tl.float32
+        )
+        w = tl.load(w_ptr + cols, mask=cmask, other=0.0).to(tl.float32)
+        inv = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+        tl.store(y_ptr + row * stride_ym + cols, (x * inv * w).to(y_ptr.dtype.element_ty),
+                 mask=cmask)
+    else:
+        rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
+        mask = (rows < n_rows)[:, None] & cmask[None, :]
+        x = tl.load(
+            x_ptr + rows[:, None] * stride_xm + cols[None, :] * stride_xn, mask=mask, other=0.0
+        ).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=cmask, other=0.0).to(tl.float32)
+        inv = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / n_cols + eps)
+        y = x * inv[:, None] * w[None, :]
+        tl.store(y_ptr + rows[:, None] * stride_ym + cols[None, :],
+                 y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
 @functools.lru_cache(maxsize=256)
