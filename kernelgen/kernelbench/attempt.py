@@ -192,19 +192,24 @@ def run_pipeline(
     return (errors or lines or [f"exit code {code}"])[-1].removeprefix("error:").strip()
 
 
-def find_run(p: SuiteProblem, device: str) -> RunRecord | None:
-    """The run this attempt made: named already, or the problem's first run of its proposer
-    made since the attempt began (run ids start with the UTC time, to the second), other than
-    the run a redo or rejudge replaces (made within that second, it is not this attempt's)."""
+def find_run(p: SuiteProblem, device: str, gpu: str | None) -> RunRecord | None:
+    """The run this attempt made on this GPU (`gpu`, as runs record it: None on the CPU): named
+    already, or the problem's first run of its proposer made since the attempt began (run ids
+    start with the UTC time, to the second), other than the run a redo or rejudge replaces
+    (made within that second, it is not this attempt's). Another GPU's run is none: an attempt
+    left running there is taken up afresh here, not finished with this machine's figures."""
     if p.run is not None:
         try:
-            return store.load_run(p.op, p.run)
+            run = store.load_run(p.op, p.run)
         except KernelgenError:
             return None
+        return run if run.environment.gpu == gpu else None
     if p.started is None or p.proposer is None:
         return None
     made = [
-        r for r in _runs(p.op, p.proposer, device) if r.id[:15] >= p.started and r.id != p.replaces
+        r
+        for r in _runs(p.op, p.proposer, device)
+        if r.id[:15] >= p.started and r.id != p.replaces and r.environment.gpu == gpu
     ]
     return made[0] if made else None
 

@@ -4,8 +4,9 @@ The state file, evaluations/kernelbench/<name>.json (a SuiteRecord), lists every
 levels the suite covers, attempted or not, with its status; it is rewritten (atomically) before
 and after each step of each problem. A problem is marked running, with the time its attempt
 began, before its run starts, so a suite killed at any point finds the run that attempt made and
-the loop resumes it; what the run came to, and KernelBench's check of what it accepted, are
-written when known. A second suite on the same state file is refused while one runs.
+the loop resumes it on the same GPU (on another, the problem is attempted afresh); what the run
+came to, and KernelBench's check of what it accepted, are written when known. A second suite on
+the same state file is refused while one runs.
 --redo attempts named problems again, accepted ones too (faster candidates added to their
 folders; with files, those whose runs judged every file in their folders are left as they are);
 the entry as it stood is kept in it (`earlier`, its run named in `replaces`) until the
@@ -273,7 +274,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
         rec = open_state(o)
         save(rec)
         proposer = attempt.proposer_of(rec.settings)
-        here = gpu_name(o.device) if o.rejudge or o.redo else None
+        here = gpu_name(o.device)
         todo = []
         for p in rec.problems:
             if _todo(p, o, proposer, here):
@@ -288,7 +289,7 @@ def run_suite(o: SuiteOptions, event: Events, done: Done) -> SuiteRecord:
             book = _Book(rec, waits)
 
             def work(p: SuiteProblem) -> None:
-                _one(book, p, proposer, event, rejudge=o.rejudge)
+                _one(book, p, proposer, here, event, rejudge=o.rejudge)
                 if not book.stopping.is_set():
                     done(p)
 
@@ -370,12 +371,27 @@ def _earlier_stands(book: _Book, p: SuiteProblem, why: str, event: Events) -> No
     book.put(p, waits=False)
 
 
-def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events, rejudge: bool = False) -> None:
-    """Attempt `p` (resume its run where it has one). A --redo of an accepted problem keeps its
-    entry to stand if the new attempt accepts nothing; a --rejudge does not, the judge of this
-    GPU having the last word, and with files it judges the source the replaced run accepted."""
+def _one(
+    book: _Book,
+    p: SuiteProblem,
+    proposer: str,
+    here: str | None,
+    event: Events,
+    rejudge: bool = False,
+) -> None:
+    """Attempt `p` on this GPU (`here`), resuming its run where it has one here. A --redo of an
+    accepted problem keeps its entry to stand if the new attempt accepts nothing; a --rejudge
+    does not, the judge of this GPU having the last word, and with files it judges the source
+    the replaced run accepted."""
     s = book.rec.settings
-    resuming = p.status == "running" and p.proposer == proposer and p.device == s.device
+    resuming = (
+        p.status == "running"
+        and p.proposer == proposer
+        and p.device == s.device
+        # An attempt left running on another GPU starts again here: its run's verdicts and
+        # this machine's KernelBench timings would be one entry of two machines.
+        and (p.run is None or attempt.find_run(p, s.device, here) is not None)
+    )
     if rejudge:  # this GPU's verdict stands, where it takes up a redo too
         p.earlier = None
     if not resuming:
@@ -418,7 +434,7 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events, rejudge: bo
         pending = any(r.status == "pending" for r in store.load_candidates(p.op, found.id))
         failed = attempt.run_pipeline(p, s, proposer, found.id, log) if pending else None
     else:
-        run = attempt.find_run(p, s.device)
+        run = attempt.find_run(p, s.device, here)
         if run is not None and run.state != "running":
             failed = None
         else:
@@ -432,7 +448,7 @@ def _one(book: _Book, p: SuiteProblem, proposer: str, event: Events, rejudge: bo
             failed = attempt.run_pipeline(p, s, proposer, resume, log, again)
     if book.stopping.is_set():  # its process was interrupted with the suite: resumed later
         return
-    run = attempt.find_run(p, s.device)
+    run = attempt.find_run(p, s.device, here)
     if run is None:
         return _stop(book, p, f"the run did not start: {failed or 'no run was made'}", event)
     # Put only once KernelBench's check is recorded too: a suite killed before that finds

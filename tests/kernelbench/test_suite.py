@@ -237,6 +237,27 @@ def test_rejudge_takes_again_what_another_gpu_accepted_and_its_verdict_stands(
     assert fourth.replaces == second.run and len(store.list_runs(SOFTMAX)) == 4
 
 
+def test_an_attempt_left_running_on_another_gpu_is_taken_up_afresh(kb_project: Path) -> None:
+    """A suite cut short on one GPU and taken up on another does not finish the first GPU's
+    run with this machine's check and timings: it makes its own run, and that run stands."""
+    _proposals(kb_project)
+    first = _by_op(run_suite(_options(kb_project), _quiet, _quiet))[SOFTMAX]
+    assert first.status == "accepted"
+    # As an H200's rejudge left it when its call ended: its run named, KernelBench's check not
+    # yet recorded.
+    _made_on(SOFTMAX, first.run, "NVIDIA H200")
+    rec = load_state(state_path("suite"))
+    at = next(i for i, q in enumerate(rec.problems) if q.op == SOFTMAX)
+    rec.problems[at] = first.model_copy(
+        update={"status": "running", "kb_correct": None, "speedup_vs_eager": None}
+    )
+    save(rec)
+    again = _by_op(run_suite(_options(kb_project), _quiet, _quiet))[SOFTMAX]
+    assert again.status == "accepted" and again.run != first.run
+    assert store.load_run(SOFTMAX, again.run).environment.gpu is None  # this machine's
+    assert len(store.list_runs(SOFTMAX)) == 2
+
+
 def test_no_usable_proposer_is_not_attempted_with_why(
     kb_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
