@@ -11,8 +11,13 @@ process. Two targets for `run_isolated`, each KbRequest in:
 - `time_main` -> KbTimed: its timing (timing.py, time_execution_with_cuda_event): untimed warmup
   calls (3 for the candidate, 5 for the peers, as measure_ref_program_time takes), then timed
   trials, each after a device synchronize and a 256 MiB fill that flushes L2, between two CUDA
-  events on the current stream, the first trial dropped; the mean is the figure. The peers are
-  the Model in eager and under torch.compile (inductor, mode default), on the same inputs.
+  events on the current stream, the first dropped; the mean is the figure. The peers are the
+  Model in eager and under torch.compile (inductor, mode default), on the same inputs. Where
+  KernelBench times the candidate and the reference in runs of their own, here the three take
+  their trials in rounds, one trial each in turn: timed one after the other, whichever came
+  first met the GPU as the lock left it (its clocks down from idle: nvidia-smi read 345 MHz on
+  an idle H100) and the others a GPU warmed by it, a drift that a ratio of two means carries
+  whole.
 
 Float inputs and the Model are cast to the problem's dtype, as KernelBench casts to its
 precision; integer inputs (targets, indices) keep theirs, as the operator's contract has them.
@@ -26,7 +31,7 @@ import os
 import statistics
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 
@@ -163,38 +168,74 @@ def _flush_l2() -> None:
     del dummy
 
 
-def cuda_event_times(
-    fn: Callable[..., Any],
-    args: list[Any],
-    warmup: int,
-    trials: int,
-    discard_first: int,
-    op: str | None = None,
-) -> list[float]:
-    """Per-trial ms, as time_execution_with_cuda_event measures them. The first warmup call
-    is the compile step (torch.compile's graph, the candidate's kernels) and holds no lock; the
-    other calls hold the GPU alone (kernelgen/gpulock.py)."""
-    if warmup:
+def _event_trial(fn: Callable[..., Any], args: list[Any]) -> float:
+    """One trial as time_execution_with_cuda_event takes it: ms between two CUDA events around
+    one call, after a synchronize and an L2 flush."""
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    _flush_l2()
+    start.record()
+    fn(*args)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def _warm(fn: Callable[..., Any], args: list[Any], calls: int) -> None:
+    for _ in range(calls):
         fn(*args)
         torch.cuda.synchronize()
-    with gpulock.exclusive("KernelBench's timing", op):
-        for _ in range(warmup - 1):
-            fn(*args)
-            torch.cuda.synchronize()
-        torch.cuda.empty_cache()
-        times: list[float] = []
-        for trial in range(trials + discard_first):
-            torch.cuda.synchronize()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            _flush_l2()
-            start.record()
-            fn(*args)
-            end.record()
-            torch.cuda.synchronize()
-            if trial >= discard_first:
-                times.append(start.elapsed_time(end))
-    return times
+    # What the warmup cached goes back before the trials (the rounds drop their first).
+    torch.cuda.empty_cache()
+
+
+class Contender(NamedTuple):
+    name: str
+    call: Callable[..., Any]
+    args: list[Any]
+    warmup: int
+
+
+def in_rounds(
+    contenders: list[Contender],
+    trials: int,
+    discard_first: int,
+    warm: Callable[[Callable[..., Any], list[Any], int], None],
+    trial: Callable[[Callable[..., Any], list[Any]], float],
+    exclusive: Callable[[], Any] = nullcontext,
+) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """Each contender's trials (ms), taken in rounds: every round times each contender still in
+    it once, in the order given, and the first `discard_first` rounds are dropped. The first
+    warmup call of each (its compile: torch.compile's graph, the candidate's kernels) runs before
+    `exclusive` is entered, the rest of its warmup and all the rounds inside it. A contender that
+    raises leaves the rounds with its error; the others' trials stand."""
+    errors: dict[str, str] = {}
+    times: dict[str, list[float]] = {c.name: [] for c in contenders}
+
+    def guarded(c: Contender, step: Callable[[], Any]) -> Any:
+        try:
+            return step()
+        except Exception as e:  # one implementation's failure leaves the others' figures
+            errors[c.name] = describe_error(e)
+            times.pop(c.name, None)
+            return None
+
+    for c in contenders:
+        if c.warmup:
+            guarded(c, lambda c=c: warm(c.call, c.args, 1))
+    with exclusive():
+        for c in contenders:
+            if c.name in times and c.warmup > 1:
+                guarded(c, lambda c=c: warm(c.call, c.args, c.warmup - 1))
+        for r in range(trials + discard_first):
+            for c in contenders:
+                if c.name not in times:
+                    continue
+                ms = guarded(c, lambda c=c: trial(c.call, c.args))
+                if ms is not None and r >= discard_first:
+                    times[c.name].append(ms)
+    return times, errors
 
 
 def _stats(times: list[float]) -> KbTimes:
@@ -223,18 +264,23 @@ def run_timing(req: KbRequest) -> KbTimed:
     entry = fn
     torch._dynamo.reset()
     compiled = torch.compile(problem.model, backend="inductor", mode="default")
-    contenders: list[tuple[str, Callable[..., Any], list[Any], int]] = [
-        ("candidate", lambda *a: entry(*a, *params), inputs, CANDIDATE_WARMUP),
-        ("eager", problem.model, inputs, PEER_WARMUP),
-        ("compile", compiled, inputs, PEER_WARMUP),
+    contenders = [
+        Contender("candidate", lambda *a: entry(*a, *params), inputs, CANDIDATE_WARMUP),
+        Contender("eager", problem.model, inputs, PEER_WARMUP),
+        Contender("compile", compiled, inputs, PEER_WARMUP),
     ]
-    for who, call, args, warmup in contenders:
-        try:
-            times = cuda_event_times(call, args, warmup, req.perf_trials, DISCARD_FIRST, req.op)
-        except Exception as e:  # one implementation's failure leaves the others' figures
-            timing.errors[who] = describe_error(e)
-            continue
-        setattr(timing, who, _stats(times))
+    # The warmups' later calls and the rounds hold the GPU alone (kernelgen/gpulock.py).
+    times, errors = in_rounds(
+        contenders,
+        req.perf_trials,
+        DISCARD_FIRST,
+        _warm,
+        _event_trial,
+        lambda: gpulock.exclusive("KernelBench's timing", req.op),
+    )
+    timing.errors.update(errors)
+    for who, ms in times.items():
+        setattr(timing, who, _stats(ms))
     cand = timing.candidate
     if cand is not None and cand.mean_ms > 0:
         if timing.eager is not None:

@@ -115,3 +115,59 @@ def test_trials_at_a_size_no_judge_could_keep_hold_the_hosts_limit_lock(
     assert not kbworker._large(req)
     monkeypatch.setattr(truth, "device_budget", lambda device: 1 << 10)  # 8 x 100 fp32 is past
     assert kbworker._large(req)
+
+
+def test_timing_takes_the_contenders_in_rounds_and_a_failure_leaves_the_others() -> None:
+    """KernelBench's timing here: one trial of each contender in turn, round after round, the
+    first rounds dropped, so a drift of the GPU across the timing weighs on all alike; the first
+    warmup call (the compile) outside the lock, the rest and the rounds inside; a contender that
+    raises keeps its error and leaves the others' trials whole."""
+    from contextlib import contextmanager
+
+    from kernelgen.kernelbench.kbworker import Contender, in_rounds
+
+    log: list[str] = []
+    locked = [False]
+
+    @contextmanager
+    def exclusive():  # noqa: ANN202
+        locked[0] = True
+        yield
+        locked[0] = False
+
+    def call(name: str, fail_at: int | None = None):  # noqa: ANN202
+        calls = [0]
+
+        def fn() -> None:
+            calls[0] += 1
+            if calls[0] == fail_at:
+                raise RuntimeError("out of memory")
+            log.append(f"{name}{'*' if locked[0] else ''}")
+
+        return fn
+
+    def warm(fn, args, n) -> None:  # noqa: ANN001
+        for _ in range(n):
+            fn(*args)
+
+    clock = [0.0]
+
+    def trial(fn, args) -> float:  # noqa: ANN001
+        fn(*args)
+        clock[0] += 1.0  # a drifting GPU: each trial one ms slower than the last
+        return clock[0]
+
+    contenders = [
+        Contender("candidate", call("c"), [], 2),
+        Contender("eager", call("e"), [], 3),
+        Contender("compile", call("k", fail_at=5), [], 3),  # fails in its second round
+    ]
+    times, errors = in_rounds(contenders, 3, 1, warm, trial, exclusive)
+    assert log[:3] == ["c", "e", "k"]  # the compile calls, before the lock
+    assert log[3:6] == ["c*", "e*", "e*"] and log[6] == "k*"  # the rest of the warmups
+    rounds = log[8:]
+    assert rounds[:4] == ["c*", "e*", "k*", "c*"]  # one each in turn; k fails in round 2
+    assert rounds[4:] == ["e*", "c*", "e*", "c*", "e*"]
+    assert errors == {"compile": "RuntimeError: out of memory"}
+    # Round 1 dropped (ms 1-3); then k's failed trial took no time.
+    assert times == {"candidate": [4.0, 6.0, 8.0], "eager": [5.0, 7.0, 9.0]}
