@@ -254,7 +254,12 @@ def run_timing(req: KbRequest) -> KbTimed:
     spec = load_spec(req.op)
     env = environment(req.device)
     problem = _Problem(spec, req)
-    timing = KbTiming(warmup=CANDIDATE_WARMUP, trials=req.perf_trials, discard_first=DISCARD_FIRST)
+    timing = KbTiming(
+        warmup=CANDIDATE_WARMUP,
+        trials=req.perf_trials,
+        discard_first=DISCARD_FIRST,
+        order="rounds",
+    )
     _, fn = load_entry(req.candidate, "kernelgen_kernelbench_candidate", spec.name)
     inputs = problem.inputs(req.seed)
     params = problem.params

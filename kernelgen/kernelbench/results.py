@@ -56,6 +56,11 @@ class KbTiming(_Record):
     warmup: int = Field(description="untimed calls of the candidate first (the peers take 5)")
     trials: int
     discard_first: int = Field(1, description="timed trials dropped before the figures")
+    order: Literal["each_alone", "rounds"] = Field(
+        "each_alone",
+        description="each_alone: the candidate's trials, then eager's, then torch.compile's "
+        "(records before 2026-12-07); rounds: one trial of each in turn, round after round",
+    )
     l2_flush: str = Field(
         "a 256 MiB int64 fill before each trial", description="cold cache, as KernelBench times"
     )
