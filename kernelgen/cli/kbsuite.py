@@ -294,4 +294,11 @@ def _summary(s) -> RenderableType:  # noqa: ANN001 - scores.Summary
         f"{label}: {v.problems} problems, {v.accepted} accepted, {v.kb_correct} KB correct"
         for label, v in parts
     )
-    return Group(t, Text(counts, style="dim"))
+    # A record rejudged part-way: what each GPU's figures give, over the problems it timed.
+    by_gpu = [
+        f"{gpu}: {v.accepted} accepted, fast_1 {v.eager.fast_1:.0%} vs eager and "
+        f"{v.compile.fast_1:.0%} vs compile, geomeans {_x(v.eager.geomean)} and "
+        f"{_x(v.compile.geomean)}"
+        for gpu, v in s.gpus.items()
+    ]
+    return Group(t, Text(counts, style="dim"), *(Text(line, style="dim") for line in by_gpu))

@@ -69,6 +69,11 @@ class Summary(_Model):
     eager: Against
     compile: Against
     levels: dict[str, Summary] = Field(default_factory=dict)
+    gpus: dict[str, Summary] = Field(
+        default_factory=dict,
+        description="where figures came from more than one GPU (a record rejudged part-way): "
+        "the same over the problems whose figures each GPU gave",
+    )
 
 
 def state_dir() -> Path:
@@ -163,6 +168,8 @@ def _against(rows: list[Row], against: str) -> Against:
 
 def summarize(rows: list[Row], by_level: bool = True) -> Summary:
     levels = sorted({r.level for r in rows})
+    # A GPU's name, not "cuda" (a run not yet settled) or "cpu".
+    gpus = sorted({r.device for r in rows if r.device and r.device not in ("cuda", "cpu")})
     return Summary(
         problems=len(rows),
         accepted=sum(r.status == "accepted" for r in rows),
@@ -174,6 +181,10 @@ def summarize(rows: list[Row], by_level: bool = True) -> Summary:
         levels={
             str(lv): summarize([r for r in rows if r.level == lv], by_level=False)
             for lv in (levels if by_level and len(levels) > 1 else [])
+        },
+        gpus={
+            gpu: summarize([r for r in rows if r.device == gpu], by_level=False)
+            for gpu in (gpus if by_level and len(gpus) > 1 else [])
         },
     )
 

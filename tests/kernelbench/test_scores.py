@@ -136,3 +136,25 @@ def test_a_row_names_the_gpu_of_its_run(tmp_path: Path, monkeypatch: pytest.Monk
     store.write_atomic(state_path("suite"), record.model_dump_json())
     text = CliRunner().invoke(app, ["report", "kernelbench"], terminal_width=200)
     assert text.exit_code == 0 and "measured on NVIDIA H100 80GB HBM3" in text.output
+
+
+def test_a_record_of_two_gpus_is_summed_up_per_gpu_too() -> None:
+    """A record rejudged part-way holds an H200's figures and an H100's: the summary gives each
+    GPU's fast_p and geomeans over the problems it timed, beside the whole record's; a record
+    of one GPU has none."""
+    rows = [
+        r.model_copy(update={"device": gpu})
+        for r, gpu in zip(
+            [row(p) for p in _record().problems[:3]],
+            ["NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA H200"],
+            strict=True,
+        )
+    ] + [row(p) for p in _record().problems[3:]]
+    s = summarize(rows)
+    assert set(s.gpus) == {"NVIDIA H200", "NVIDIA H100 80GB HBM3"}
+    h200, h100 = s.gpus["NVIDIA H200"], s.gpus["NVIDIA H100 80GB HBM3"]
+    assert (h200.problems, h200.accepted, h200.kb_correct) == (2, 2, 1)
+    assert h200.eager.fast_1 == 1 / 2 and h200.eager.geomean == 2.0  # 1:3 fails KB's check
+    assert (h100.problems, h100.eager.fast_1, h100.compile.fast_1) == (1, 1.0, 1.0)
+    assert s.eager.fast_1 == 2 / 8  # the whole record's, as before
+    assert summarize([row(p) for p in _record().problems]).gpus == {}  # "cuda" is no GPU's name
