@@ -22,9 +22,11 @@
 #             $OUT/suite-verdicts.jsonl, which survives a cut-off pytest. With
 #             KERNELGEN_COLD_VERDICTS=1 each verdict is cold (a fresh judge, an empty Triton
 #             cache: tests/verify/suite.py), the time [V2] bounds by 60 s
-#   tests     every GPU test of TESTS in one process, -x. By default those the suite and hang
-#             steps leave: tests/verify's other files (the limit cases' cheats, fills, tensors,
-#             the interpreter's twin) and KernelBench's hacks (tests/kernelbench/test_hacks.py)
+#   tests     every GPU test of TESTS in one process, -x. By default every GPU test of the
+#             project that the suite and hang steps leave (tests/, less test_holes.py,
+#             test_suite_gpu.py and test_deadlines.py): the limit cases' cheats, fills, tensors,
+#             the interpreter's twin, KernelBench's hacks, the bench's and the inputs' GPU tests,
+#             and any GPU test added anywhere since
 #   cold      scripts/cold_verdicts.py over COLD (default: every shipped kernel's source, each of
 #             which must be accepted): each candidate in a fresh process over an empty Triton
 #             cache, COLD_PARALLEL at once, cut at COLD_S s; $OUT/cold-verdicts.jsonl as it goes
@@ -77,10 +79,10 @@ fi
 
 if has tests; then
   if [ -z "${TESTS:-}" ]; then
-    TESTS="$(ls tests/verify/test_*.py | grep -v -e test_holes.py -e test_suite_gpu.py \
-      -e test_deadlines.py | tr '\n' ' ') tests/kernelbench/test_hacks.py"
+    TESTS="tests --ignore=tests/verify/test_holes.py --ignore=tests/verify/test_suite_gpu.py \
+      --ignore=tests/verify/test_deadlines.py"
   fi
-  # shellcheck disable=SC2086 # TESTS is a list of paths
+  # shellcheck disable=SC2086 # TESTS is a list of paths and options
   TAIL=30 step tests python3 -m pytest -q -m gpu -x $TESTS
 fi
 
