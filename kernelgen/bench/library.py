@@ -194,13 +194,18 @@ class NewestBench(_Model):
         "leaves one record per call, each covering some operators",
     )
 
-    def for_op(self, op: str) -> StoredBench | None:
+    def for_op(self, op: str, gpu: str | None = None) -> StoredBench | None:
         """The newest record that measured `op` (a device time of any implementation of it);
-        the newest record where none has."""
-        for stored in self.records or [s for s in (self.newest,) if s is not None]:
+        the newest record where none has. With `gpu` (the GPU the operator's own figures came
+        from), only that GPU's records: timings are set side by side only within one GPU, and
+        where no record of it measured `op`, there is none to show."""
+        records = self.records or [s for s in (self.newest,) if s is not None]
+        if gpu is not None:
+            records = [s for s in records if s.record.environment.get("gpu") == gpu]
+        for stored in records:
             if any(m.op == op and m.device_us is not None for m in stored.record.measurements):
                 return stored
-        return self.newest
+        return self.newest if gpu is None else (records[0] if records else None)
 
 
 def _created(record: LibraryBench) -> datetime:

@@ -87,7 +87,9 @@ def best_peer(op: str, p: Provenance) -> BestPeer | None:
     if not p.measured:
         return None
     shapes = _from_run(p)
-    stored = newest_record().newest
+    # The newest record that timed this operator on this kernel's GPU: a newer one of another
+    # GPU, or one that left the operator out, has no figure to set beside the run's.
+    stored = newest_record().for_op(op, p.device)
     library = None
     if stored is not None and _measured_this_kernel(stored, p):
         extra = _from_library(op, stored)

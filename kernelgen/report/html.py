@@ -18,7 +18,7 @@ from kernelgen.report import fmt
 from kernelgen.report.library import LibraryFigures, missing_note, skipped_notes, source_note
 from kernelgen.report.model import ReportData, relpath
 from kernelgen.report.plots import Plots, make_plots
-from kernelgen.report.status import OpRow
+from kernelgen.report.status import OpRow, records_used
 
 _HERE = Path(__file__).parent
 _CONTEXT = 6  # unchanged lines shown around each change in the side-by-side diff
@@ -406,7 +406,7 @@ def render_status_html(
     n_gen = sum(r.status.generated for r in rows)
     notes = ""
     if library is not None:
-        notes = f'<p class="dim">{e(source_note(library))}</p>'
+        notes = f'<p class="dim">{e(source_note(library, records_used(rows)))}</p>'
         notes += "".join(f'<p class="bad">{e(n)}</p>' for n in skipped_notes(library))
     return _template("status.html").substitute(
         css=css(),

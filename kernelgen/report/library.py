@@ -286,21 +286,21 @@ def _where(rec: LibraryBench) -> str:
     )
 
 
-def source_note(found: NewestBench) -> str:
+def source_note(found: NewestBench, used: dict[str, str] | None = None) -> str:
     """Which records the status page's library figures come from: the newest, and for each
-    operator it did not measure, the newest that did (a bench split over GPU calls)."""
+    operator whose figures come from another, that one (a bench split over GPU calls, or the
+    newest measured on another GPU than the operator's own figures). `used`: operator -> the
+    record its row took; without it, the newest that measured each."""
     if found.newest is None:
         return "library bench: no record under evaluations/library/ (scripts/bench_library.py)"
     note = f"library bench: evaluations/{found.newest.path} ({_where(found.newest.record)})"
-    older: dict[str, list[str]] = {}
-    ops = dict.fromkeys(m.op for s in found.records for m in s.record.measurements)
-    for op in ops:
-        stored = found.for_op(op)
-        if stored is not None and stored.path != found.newest.path:
-            older.setdefault(stored.path, []).append(op)
-    for path, names in older.items():
-        stored = next(s for s in found.records if s.path == path)
-        note += f"; {', '.join(names)} from evaluations/{path} ({_where(stored.record)})"
+    if used is None:
+        ops = dict.fromkeys(m.op for s in found.records for m in s.record.measurements)
+        used = {op: stored.path for op in ops if (stored := found.for_op(op)) is not None}
+    for stored in found.records:  # newest first
+        names = [op for op, path in used.items() if path == stored.path]
+        if names and stored.path != found.newest.path:
+            note += f"; {', '.join(names)} from evaluations/{stored.path} ({_where(stored.record)})"
     return note
 
 

@@ -16,7 +16,7 @@ import statistics
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from kernelgen import paths, spec, store
-from kernelgen.bench.library import NewestBench, StoredBench, newest_record
+from kernelgen.bench.library import NewestBench, newest_record
 from kernelgen.errors import KernelgenError, StoreError
 from kernelgen.records import BenchRecord, CandidateRecord, RunRecord
 from kernelgen.report.library import LibraryFigures, library_figures
@@ -208,7 +208,9 @@ def dispatch_summary(op: str) -> Dispatch | None:
     return Dispatch(full="; ".join(full), brief="; ".join(brief))
 
 
-def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = None) -> OpRow:
+def op_row(op: str, manifest: dict[str, dict], library: NewestBench | None = None) -> OpRow:
+    """The operator's row; its library figures from the newest of `library`'s records that
+    measured it on the GPU its own figures came from (any record where those name no GPU)."""
     entry = manifest.get(op, {})
     seed = paths.seeds_dir() / f"{op}.py"
     module = paths.library_dir() / f"{op}.py"
@@ -224,7 +226,7 @@ def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = Non
             worst_shape_vs_best_peer=None,
             limit_pct=None,
             run=run_id,
-            library=library_figures(op, library),
+            library=None,
         ),
         seed=f"seeds/{op}.py" if seed.is_file() else None,
         module=f"generated/kernelgen_ops/{op}.py" if module.is_file() else None,
@@ -274,6 +276,9 @@ def op_row(op: str, manifest: dict[str, dict], library: StoredBench | None = Non
         row.note = "no run with a measured best yet"
     else:
         row.note = "never optimized"
+    if library is not None:
+        gpu = st.device if st.device not in (None, "cuda", "cpu") else None
+        st.library = library_figures(op, library.for_op(op, gpu))
     if run is not None and run.seed_bench is not None:
         row.seed_speedup_eager = run.seed_bench.geomean_eager or geomean(
             [
@@ -309,10 +314,16 @@ def _imported(op: str) -> bool:
         return True  # a run of a problem whose reference is not here
 
 
+def records_used(rows: list[OpRow]) -> dict[str, str]:
+    """Operator -> the library record its row's figures come from (relative to evaluations/)."""
+    return {r.status.name: r.status.library.record for r in rows if r.status.library is not None}
+
+
 def gather_status(library: NewestBench | None = None) -> list[OpRow]:
     """Every operator's row; `library` is the library benchmark's records as found (read from
     evaluations/library/ when not given). Each operator's figures come from the newest record
-    that measured it: a bench split over GPU calls leaves one record per call."""
+    that measured it on the GPU of its own figures: a bench split over GPU calls leaves one
+    record per call."""
     manifest = read_manifest()
     found = library or newest_record()
-    return [op_row(op, manifest, found.for_op(op)) for op in known_ops(manifest)]
+    return [op_row(op, manifest, found) for op in known_ops(manifest)]

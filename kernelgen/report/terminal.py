@@ -21,7 +21,7 @@ from kernelgen.bench.library import NewestBench
 from kernelgen.report import fmt
 from kernelgen.report.library import missing_note, skipped_notes, source_note
 from kernelgen.report.model import ReportData
-from kernelgen.report.status import OpRow
+from kernelgen.report.status import OpRow, records_used
 
 WIDE = 110  # columns from which a table shows every column
 _ADD = "on #12301c"
@@ -242,7 +242,7 @@ def status_table(rows: list[OpRow], library: NewestBench | None = None) -> Rende
     which one the figures come from and which files were passed over."""
     notes: list[RenderableType] = []
     if library is not None:
-        notes.append(Text(source_note(library), style="dim"))
+        notes.append(Text(source_note(library, records_used(rows)), style="dim"))
         notes += [Text(n, style="yellow") for n in skipped_notes(library)]
     return Responsive(
         lambda: _status(rows, notes, wide=True), lambda: _status(rows, notes, wide=False), 120

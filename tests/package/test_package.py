@@ -465,6 +465,12 @@ def test_the_best_peer_takes_the_library_bench_where_it_measured_this_kernel(
     assert entry["best_peer"]["library"] == "evaluations/library/bench-c.json"
     unmeasured = Provenance(**(prov.model_dump() | {"speedups": None}))
     assert best_peer("softmax", unmeasured) is None
+    # A newer record of another GPU does not hide this GPU's.
+    (folder / "bench-d.json").write_text(
+        _library_bench("2026-12-04T13:00:00+00:00", "NVIDIA H100").model_dump_json()
+    )
+    again = best_peer("softmax", prov)
+    assert again is not None and again.library == "evaluations/library/bench-c.json"
 
 
 def test_the_shipped_headlines_are_against_the_best_peer() -> None:

@@ -446,3 +446,23 @@ def test_every_peer_the_bench_times_is_one_the_page_looks_for(monkeypatch):
     assert {op: set(p) for op, p in OP_PEERS.items()} == expected
     assert all(p in PEERS for ps in OP_PEERS.values() for p in ps)
     assert set(bench.GROUPS) - {"kernelgen"} <= set(PEERS)
+
+
+def test_an_operator_is_set_beside_peers_timed_on_its_own_gpu(project):
+    """A newer record from an H100 does not rank operators whose figures are the H200's: each
+    takes the newest record of its own GPU, and the note says which."""
+    write(project, "bench-1.json", record().model_dump_json())
+    h100 = record(created="2026-12-07T08:39:00+00:00", scale=3.0)
+    h100.environment["gpu"] = "NVIDIA H100 80GB HBM3"
+    write(project, "bench-2.json", h100.model_dump_json())
+    assert newest_record().newest.path == "library/bench-2.json"
+    ops = status()
+    assert ops["softmax"]["device"] == "NVIDIA H200"
+    assert ops["softmax"]["library"]["record"] == "library/bench-1.json"
+    assert ops["softmax"]["library"]["time_over_best_peer"] == 1.1  # bench-1's, not 3.3
+    assert ops["rms_norm"]["library"]["record"] == "library/bench-1.json"
+    out = " ".join(invoke("--all", width=400).output.split())
+    assert (
+        "library bench: evaluations/library/bench-2.json (NVIDIA H100 80GB HBM3, 2026-12-07); "
+        "rms_norm, softmax from evaluations/library/bench-1.json (NVIDIA H200, 2026-12-01)"
+    ) in out
