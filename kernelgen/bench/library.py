@@ -197,8 +197,9 @@ class NewestBench(_Model):
     def for_op(self, op: str, gpu: str | None = None) -> StoredBench | None:
         """The newest record that measured `op` (a device time of any implementation of it);
         the newest record where none has. With `gpu` (the GPU the operator's own figures came
-        from), only that GPU's records: timings are set side by side only within one GPU, and
-        where no record of it measured `op`, there is none to show."""
+        from), only that GPU's records, since timings are set side by side only within one GPU:
+        the newest of them that measured `op`, else the newest of them (None where that GPU has
+        no record)."""
         records = self.records or [s for s in (self.newest,) if s is not None]
         if gpu is not None:
             records = [s for s in records if s.record.environment.get("gpu") == gpu]
