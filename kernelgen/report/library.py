@@ -286,17 +286,14 @@ def _where(rec: LibraryBench) -> str:
     )
 
 
-def source_note(found: NewestBench, used: dict[str, str] | None = None) -> str:
+def source_note(found: NewestBench, used: dict[str, str]) -> str:
     """Which records the status page's library figures come from: the newest, and for each
     operator whose figures come from another, that one (a bench split over GPU calls, or the
     newest measured on another GPU than the operator's own figures). `used`: operator -> the
-    record its row took; without it, the newest that measured each."""
+    record its row took (status.records_used)."""
     if found.newest is None:
         return "library bench: no record under evaluations/library/ (scripts/bench_library.py)"
     note = f"library bench: evaluations/{found.newest.path} ({_where(found.newest.record)})"
-    if used is None:
-        ops = dict.fromkeys(m.op for s in found.records for m in s.record.measurements)
-        used = {op: stored.path for op in ops if (stored := found.for_op(op)) is not None}
     for stored in found.records:  # newest first
         names = [op for op, path in used.items() if path == stored.path]
         if names and stored.path != found.newest.path:
